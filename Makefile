@@ -1,0 +1,33 @@
+# `make run` and `make test` are all a newcomer types: each sets up .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+META   := $(VENV)/share/openrpc-meta-schema.json
+ARGS   ?=
+
+.PHONY: run test bench clean
+
+run: $(STAMP)
+	$(BIN)/conformance run $(ARGS)
+
+test: $(STAMP) $(META)
+	$(BIN)/python -m pytest -n 2 $(ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The OpenRPC meta-schema is published on npm only; the self-tests validate our OpenRPC documents with it.
+$(META):
+	mkdir -p $(VENV)/share/npm
+	cd $(VENV)/share/npm && npm pack --silent @open-rpc/meta-schema@1.14.9 >/dev/null && tar xzf open-rpc-meta-schema-1.14.9.tgz
+	node -e 'process.stdout.write(JSON.stringify(require("./$(VENV)/share/npm/package/index.js").openrpcDocument))' > $@.tmp && mv $@.tmp $@
+
+clean:
+	rm -rf $(VENV) reports/latest

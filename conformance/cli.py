@@ -1,0 +1,116 @@
+"""The `conformance` command: run the suite, serve the reference target, compare reports."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from conformance import __version__, config
+from conformance.errors import EXIT_USAGE, ConfigError, SuiteError
+from conformance.profiles import PROFILES
+from conformance.specs import ALL_APIS
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports bad usage as one line and exit code 2, never a usage dump or a traceback."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="conformance", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"conformance {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = commands.add_parser("run", help="run the conformance suite against a target")
+    where = run.add_argument_group("target (none given: the embedded reference target)")
+    where.add_argument("--target-url", help="one base URL for all three APIs")
+    where.add_argument("--node-url", help="base URL of the node")
+    where.add_argument("--data-url", help="base URL of the Data API")
+    where.add_argument("--metrics-url", help="base URL of the Metrics API")
+    run.add_argument("--api", help=f"comma-separated subset of {','.join(ALL_APIS)}")
+    run.add_argument("--profile", choices=list(PROFILES), help="how many examples and pages (default standard)")
+    run.add_argument("--evm-chain", help="blockchain ID or alias of the EVM chain")
+    run.add_argument("--api-key", help="Data API key; also CONFORMANCE_API_KEY (never printed)")
+    run.add_argument("--api-key-header", help="header for the API key (default x-data-api-key)")
+    run.add_argument("--allow-mutations", action="store_true", default=None,
+                     help="also run tests that change node state (aliases, logger levels, profiler, VMs)")
+    run.add_argument("--report-dir", default="reports/latest", help="where reports are written")
+    run.add_argument("--expectations", help="YAML file of known deviations")
+    run.add_argument("--seed", type=int, help="seed of the embedded reference target and of generated data")
+    run.add_argument("-n", dest="workers", help="parallel workers (pytest-xdist), e.g. 2 or auto")
+    run.add_argument("--rate-limit", help="at most N requests a second, e.g. 20/s")
+    run.add_argument("--max-requests", type=int, help="request budget")
+    run.add_argument("--max-duration", type=float, help="seconds after which no new request starts")
+    run.add_argument("--timeout", type=float, help="per-request read timeout in seconds (default 30)")
+    run.add_argument("--rule", action="append", default=[], help="only tests carrying this rule ID or prefix")
+    run.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, after --")
+
+    serve = commands.add_parser("serve-reference", help="serve the embedded reference target in the foreground")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=0)
+    serve.add_argument("--seed", type=int, default=0)
+    serve.add_argument("--fault", action="append", default=[], help="enable a named fault (repeatable)")
+    serve.add_argument("--list-faults", action="store_true", help="list the faults and the rules they break")
+    serve.add_argument("--advance-every", type=float, help="grow the chain every SECONDS (a live target)")
+
+    diff = commands.add_parser("diff", help="compare two report.json files")
+    diff.add_argument("old")
+    diff.add_argument("new")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            from conformance.runner import run
+            return run(args)
+        if args.command == "serve-reference":
+            return serve_reference(args)
+        return diff_reports(args)
+    except ConfigError as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except SuiteError as exc:
+        print(f"conformance: cannot test the target: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("conformance: interrupted", file=sys.stderr)
+        return 130
+
+
+def serve_reference(args: argparse.Namespace) -> int:
+    from conformance.reference.faults import REGISTRY
+    from conformance.reference.server import ReferenceServer, serve_foreground
+
+    if args.list_faults:
+        for name, fault in sorted(REGISTRY.items()):
+            print(f"{name:48} {','.join(fault.breaks):28} {fault.summary()}")
+        return 0
+    unknown = [name for name in args.fault if name not in REGISTRY]
+    if unknown:
+        raise ConfigError(f"--fault: unknown fault {', '.join(unknown)} (see --list-faults)")
+    if args.port < 0 or args.port > 65535:
+        raise ConfigError(f"--port: {args.port} is not a TCP port")
+    if args.advance_every is not None and args.advance_every <= 0:
+        raise ConfigError("--advance-every: must be a positive number of seconds")
+    try:
+        server = ReferenceServer(host=args.host, port=args.port, seed=args.seed, faults=args.fault,
+                                 advance_every=args.advance_every)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})") from None
+    return serve_foreground(server)
+
+
+def diff_reports(args: argparse.Namespace) -> int:
+    for path in (args.old, args.new):
+        if not Path(path).is_file():
+            raise ConfigError(f"{path}: no such report")
+    raise ConfigError("report comparison needs report.json files, which this version does not write yet")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

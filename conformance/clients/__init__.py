@@ -1,0 +1,1 @@
+"""Thin HTTP clients that return recorded exchanges."""

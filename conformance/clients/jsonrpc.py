@@ -1,0 +1,46 @@
+"""JSON-RPC 2.0 over HTTP POST: one client per endpoint path, every call an Exchange."""
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from conformance.clients.http import Exchange, HttpSession
+
+OMIT: Any = object()
+_JSON_HEADERS = {"content-type": "application/json"}
+
+
+class JsonRpcClient:
+    """Calls methods on one JSON-RPC endpoint (for example {node_url}/ext/index/X/tx)."""
+
+    def __init__(self, http: HttpSession, url: str) -> None:
+        self.http = http
+        self.url = url
+        self._ids = itertools.count(1)
+
+    def __repr__(self) -> str:
+        return f"JsonRpcClient({self.url!r})"
+
+    def payload(self, method: str, params: Any = OMIT, *, request_id: Any = OMIT) -> dict[str, Any]:
+        body: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids) if request_id is OMIT else request_id,
+                                "method": method}
+        if params is not OMIT:
+            body["params"] = params
+        return body
+
+    def call(self, method: str, params: Any = OMIT, *, request_id: Any = OMIT) -> Exchange:
+        """Sends one call; `params` omitted leaves the member out of the request."""
+        return self.send(self.payload(method, params, request_id=request_id))
+
+    def send(self, body: Any) -> Exchange:
+        """Sends any JSON value as the request body."""
+        return self.post_raw(json.dumps(body, separators=(",", ":")).encode())
+
+    def post_raw(self, body: bytes) -> Exchange:
+        """Sends raw bytes, for malformed-request checks."""
+        return self.http.request("POST", self.url, headers=_JSON_HEADERS, body=body)
+
+    def at(self, url: str) -> JsonRpcClient:
+        """The same session pointed at another endpoint URL."""
+        return JsonRpcClient(self.http, url)

@@ -1,0 +1,179 @@
+"""Resolves the target once: command line, then environment, then config file, then the embedded reference."""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+from conformance.errors import ConfigError
+from conformance.profiles import PROFILES
+from conformance.specs import ALL_APIS, REST_APIS, RPC_APIS
+
+ENV_PREFIX = "CONFORMANCE_"
+DEFAULT_KEY_HEADER = "x-data-api-key"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Everything a run needs to know about what it tests and how hard; frozen, resolved once."""
+
+    node_url: str | None = None
+    data_url: str | None = None
+    metrics_url: str | None = None
+    apis: tuple[str, ...] = ALL_APIS
+    profile: str = "standard"
+    evm_chain: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    api_key_header: str = DEFAULT_KEY_HEADER
+    allow_mutations: bool = False
+    seed: int | None = None
+    timeout: float = 30.0
+    rate_limit: float | None = None
+    max_requests: int | None = None
+    max_duration: float | None = None
+    reference: bool = False  # the embedded reference target is started for this run
+
+    def url_for(self, api: str) -> str | None:
+        if api in RPC_APIS:
+            return self.node_url
+        return self.data_url if api == "data" else self.metrics_url
+
+    def describe(self) -> str:
+        where = "the embedded reference target" if self.reference else ", ".join(
+            f"{name}={url}" for name, url in (("node", self.node_url), ("data", self.data_url),
+                                              ("metrics", self.metrics_url)) if url)
+        return f"{where}; APIs {','.join(self.apis)}; profile {self.profile}"
+
+
+#: Option name -> parser; the same names serve the command line, CONFORMANCE_* variables and config files.
+OPTIONS = ("target_url", "node_url", "data_url", "metrics_url", "api", "profile", "evm_chain", "api_key",
+           "api_key_header", "allow_mutations", "seed", "timeout", "rate_limit", "max_requests", "max_duration")
+
+
+def check_url(value: str, option: str) -> str:
+    """A base URL: http(s), a host, no query; trailing slash removed."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigError(f"--{option.replace('_', '-')}: {value!r} is not an http(s) base URL")
+    try:
+        parts.port
+    except ValueError:
+        raise ConfigError(f"--{option.replace('_', '-')}: {value!r} has an invalid port") from None
+    return value.rstrip("/")
+
+
+def parse_apis(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    names = value.split(",") if isinstance(value, str) else list(value)
+    apis = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+    unknown = [api for api in apis if api not in ALL_APIS]
+    if unknown or not apis:
+        raise ConfigError(f"--api: unknown API {', '.join(unknown) or '(none)'}; choose from {','.join(ALL_APIS)}")
+    return apis
+
+
+def parse_rate(value: str | float) -> float:
+    text = str(value).strip().removesuffix("/s")
+    try:
+        rate = float(text)
+    except ValueError:
+        raise ConfigError(f"--rate-limit: {value!r} is not a rate such as 20/s") from None
+    if rate <= 0:
+        raise ConfigError("--rate-limit: the rate must be positive")
+    return rate
+
+
+def _number(kind: type, option: str, value: Any, minimum: float = 0) -> Any:
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{option.replace('_', '-')}: {value!r} is not a number") from None
+    if number < minimum:
+        raise ConfigError(f"--{option.replace('_', '-')}: must be at least {minimum}")
+    return number
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def file_settings(cwd: Path) -> dict[str, Any]:
+    """Settings from ./conformance.toml, else the [tool.conformance] table of ./pyproject.toml."""
+    for name, table in (("conformance.toml", None), ("pyproject.toml", ("tool", "conformance"))):
+        path = cwd / name
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot be read as TOML ({exc})") from None
+        for key in table or ():
+            data = data.get(key, {})
+        if data:
+            return {key.replace("-", "_"): value for key, value in data.items()}
+    return {}
+
+
+def gather(cli: Mapping[str, Any], env: Mapping[str, str] | None = None,
+           cwd: Path | None = None) -> dict[str, Any]:
+    """Raw option values with their precedence applied: command line > environment > config file."""
+    env = os.environ if env is None else env
+    merged = file_settings(cwd or Path.cwd())
+    unknown = sorted(set(merged) - set(OPTIONS) - {"report_dir", "expectations", "gate", "workers"})
+    if unknown:
+        raise ConfigError(f"config file: unknown setting {', '.join(unknown)}")
+    for option in OPTIONS:
+        if (value := env.get(ENV_PREFIX + option.upper())) not in (None, ""):
+            merged[option] = value
+        if cli.get(option) not in (None, False):
+            merged[option] = cli[option]
+    return merged
+
+
+def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Target:
+    """The frozen Target for these options; raises ConfigError on bad input."""
+    raw = gather(cli, env, cwd)
+    urls: dict[str, str | None] = {"node_url": None, "data_url": None, "metrics_url": None}
+    if raw.get("target_url"):
+        base = check_url(str(raw["target_url"]), "target_url")
+        urls = dict.fromkeys(urls, base)
+    for key in urls:
+        if raw.get(key):
+            urls[key] = check_url(str(raw[key]), key)
+    reference = not any(urls.values())
+    configured = [api for api in ALL_APIS
+                  if reference or urls["node_url" if api in RPC_APIS else f"{api}_url"]]
+    apis = parse_apis(raw["api"]) if raw.get("api") else tuple(configured)
+    missing = [api for api in apis if api not in configured]
+    if missing:
+        raise ConfigError(f"--api {','.join(missing)}: no URL is configured for "
+                          f"{'it' if len(missing) == 1 else 'them'} (use --target-url or --node-url/--data-url/--metrics-url)")
+    profile = str(raw.get("profile", "standard"))
+    if profile not in PROFILES:
+        raise ConfigError(f"--profile: unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
+    return Target(
+        **urls,
+        apis=apis,
+        profile=profile,
+        evm_chain=str(raw["evm_chain"]) if raw.get("evm_chain") else None,
+        api_key=str(raw["api_key"]) if raw.get("api_key") else None,
+        api_key_header=str(raw.get("api_key_header") or DEFAULT_KEY_HEADER),
+        allow_mutations=_boolean(raw.get("allow_mutations", False)),
+        seed=_number(int, "seed", raw["seed"]) if raw.get("seed") not in (None, "") else None,
+        timeout=_number(float, "timeout", raw.get("timeout", 30.0), minimum=0.1),
+        rate_limit=parse_rate(raw["rate_limit"]) if raw.get("rate_limit") else None,
+        max_requests=_number(int, "max_requests", raw["max_requests"], 1) if raw.get("max_requests") else None,
+        max_duration=_number(float, "max_duration", raw["max_duration"], 1) if raw.get("max_duration") else None,
+        reference=reference,
+    )
+
+
+def rest_apis(target: Target) -> tuple[str, ...]:
+    return tuple(api for api in target.apis if api in REST_APIS)
+
+
+__all__ = ["Target", "resolve", "OPTIONS", "check_url", "parse_apis", "fields"]

@@ -1,0 +1,69 @@
+"""Two kinds of trouble, kept apart: a Violation (the target broke a rule) and a SuiteError (it could not be tested)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conformance.clients.http import Exchange
+    from conformance.rules import Rule
+
+#: Exit codes of `conformance run`.
+EXIT_CONFORMANT = 0
+EXIT_VIOLATION = 1
+EXIT_USAGE = 2
+EXIT_UNTESTABLE = 3
+
+
+class SuiteError(Exception):
+    """The suite could not test the target: unreachable, not JSON, broken spec. Never counted against the target."""
+
+    exit_code = EXIT_UNTESTABLE
+
+
+class ConfigError(SuiteError):
+    """Bad input to the suite itself: an unknown option value, a malformed URL, a missing file."""
+
+    exit_code = EXIT_USAGE
+
+
+class TargetUnreachable(SuiteError):
+    """The target did not answer (connection refused, timeout, DNS failure)."""
+
+
+class BudgetExhausted(SuiteError):
+    """The run spent its request budget or its maximum duration."""
+
+
+def _clip(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+class Violation(AssertionError):
+    """The target broke a rule of the catalogue; reads like a bug report."""
+
+    def __init__(
+        self,
+        rule: Rule,
+        summary: str,
+        *,
+        expected: str,
+        received: str,
+        exchange: Exchange | None = None,
+    ) -> None:
+        self.rule = rule
+        self.summary = summary
+        self.expected = expected
+        self.received = received
+        self.reproducer = exchange.curl() if exchange is not None else None
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [
+            f"[{self.rule.id}] {self.summary}",
+            f"Received:  {_clip(self.received)}",
+            f"Expected:  {self.expected}",
+            f"Rule:      {self.rule.citation()}",
+        ]
+        if self.reproducer:
+            lines.append(f"Reproduce: {self.reproducer}")
+        return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""Named faults: each a small class that makes the reference break the rules it names.
+
+A fault wraps the reference's handlers like middleware: every hook receives the call and `proceed`,
+the next handler, and may change the call before it, the answer after it, or answer itself.
+"""
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+from conformance.reference.calls import HttpReply, RestCall, RpcCall, RpcHttp
+
+RpcProceed = Callable[[RpcCall], "dict | None"]
+RpcHttpProceed = Callable[[RpcHttp], HttpReply]
+RestProceed = Callable[[RestCall], HttpReply]
+
+
+class Fault:
+    """A deviation from the documents; subclasses set `breaks` and override one hook."""
+
+    breaks: ClassVar[tuple[str, ...]] = ()
+    #: Rule IDs whose tests may also fail as a side effect (kept apart from `breaks`, which must fail).
+    also: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    @classmethod
+    def summary(cls) -> str:
+        return (cls.__doc__ or "").strip().splitlines()[0]
+
+    def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
+        """A whole JSON-RPC HTTP exchange (raw body in, HTTP reply out)."""
+        return proceed(request)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        """One JSON-RPC call: returns the response object (None for a notification)."""
+        return proceed(call)
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        """One REST request."""
+        return proceed(call)
+
+
+REGISTRY: dict[str, type[Fault]] = {}
+
+
+def register(cls: type[Fault]) -> type[Fault]:
+    """Class decorator: adds a fault to the catalogue under its class name."""
+    if cls.__name__ in REGISTRY:
+        raise ValueError(f"fault {cls.__name__} is registered twice")
+    if not cls.breaks:
+        raise ValueError(f"fault {cls.__name__} names no rule it breaks")
+    REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def fault_named(name: str) -> Fault:
+    try:
+        return REGISTRY[name]()
+    except KeyError:
+        raise KeyError(f"unknown fault {name!r}; `conformance serve-reference --list-faults` lists them") from None
+
+
+def all_faults() -> list[type[Fault]]:
+    return list(REGISTRY.values())
+
+
+def chain(faults: list[Fault], hook: str, handler: Callable) -> Callable:
+    """`handler` wrapped by each fault's `hook`, the first fault outermost."""
+    proceed = handler
+    for fault in reversed(faults):
+        method = getattr(fault, hook)
+        if getattr(type(fault), hook) is getattr(Fault, hook):
+            continue  # the fault does not touch this hook: skip a needless frame on the hot path
+        proceed = _bind(method, proceed)
+    return proceed
+
+
+def _bind(method: Callable, proceed: Callable) -> Callable:
+    return lambda call: method(call, proceed)
+
+
+# Importing the modules registers their faults.
+from conformance.reference.faults import node, data, metrics  # noqa: E402,F401

@@ -1,0 +1,163 @@
+"""The reference target's HTTP server: one WSGI app for every API, on werkzeug, in a thread or in the foreground."""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from collections import Counter
+from typing import Iterable
+
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request, Response
+
+from conformance.reference.calls import HttpReply, RestCall, RpcHttp
+from conformance.reference.faults import Fault, chain, fault_named
+from conformance.reference.rest import RestService
+from conformance.reference.world import World
+
+DATA_PREFIXES = ("/v1/networks/", "/v1/chains/")
+METRICS_PREFIXES = ("/v2/chains/", "/v1/avg_tps/")
+
+
+class ReferenceApp:
+    """Routes every request to the node, Data API or Metrics API service, through the enabled faults."""
+
+    def __init__(self, world: World, faults: Iterable[Fault] = ()) -> None:
+        from conformance.reference.data_api import DataService
+        from conformance.reference.metrics_api import MetricsService
+        from conformance.reference.node import NodeService
+
+        self.world = world
+        self.faults = list(faults)
+        self.node = NodeService(world)
+        self.data = DataService(world)
+        self.metrics = MetricsService(world)
+        self.seen: Counter[str] = Counter()  # RPC methods and REST routes served, for the safety self-tests
+        self._seen_lock = threading.Lock()
+
+    def __call__(self, environ: dict, start_response):  # type: ignore[no-untyped-def]
+        request = Request(environ)
+        reply = self.route(request)
+        if reply.raw is not None:
+            body = reply.raw
+        elif reply.body is None:
+            body = b""
+        else:
+            body = json.dumps(reply.body, separators=(",", ":")).encode()
+        headers = {"Content-Type": "application/json"} if reply.raw is None and reply.body is not None else {}
+        headers.update(reply.headers)
+        return Response(body, status=reply.status, headers=headers)(environ, start_response)
+
+    def route(self, request: Request) -> HttpReply:
+        path = request.path
+        if path.startswith("/ext/"):
+            resolved = self.node.resolve(path[len("/ext/"):])
+            if resolved is None:
+                return HttpReply(404, raw=b"404 page not found\n", headers={"Content-Type": "text/plain"})
+            if request.method != "POST":
+                return HttpReply(405, raw=b"405 method not allowed\n", headers={"Content-Type": "text/plain"})
+            endpoint, api = resolved
+            self._count(self.node.method_names(request.get_data(cache=True)))
+            return self.node.dispatcher.handle(RpcHttp(endpoint, api, request.get_data()), self.faults)
+        if path.startswith(DATA_PREFIXES):
+            return self.rest(self.data, request)
+        if path.startswith(METRICS_PREFIXES):
+            return self.rest(self.metrics, request)
+        return HttpReply(404, {"message": f"no route {path}", "statusCode": 404, "error": "Not Found"})
+
+    def rest(self, service: RestService, request: Request) -> HttpReply:
+        body = None
+        if request.method == "POST" and request.get_data():
+            try:
+                body = json.loads(request.get_data())
+            except (ValueError, UnicodeDecodeError):
+                return service.error(400, "the request body is not valid JSON")
+        found = service.match(request.method, request.path)
+        call = RestCall(api=service.api, method=request.method, route=found[0].template if found else request.path,
+                        path=request.path, path_params=found[1] if found else {},
+                        query=request.args.to_dict(flat=False),
+                        headers={k.lower(): v for k, v in request.headers.items()}, body=body)
+        self._count([f"{call.method} {call.route}"])
+        return chain(self.faults, "rest", service.dispatch)(call)
+
+    def _count(self, names: list[str]) -> None:
+        with self._seen_lock:
+            self.seen.update(names)
+
+
+class _QuietHandler(WSGIRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a client reuses its connection
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+class ReferenceServer:
+    """The reference target on a port (0 picks a free one), served from a background thread."""
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, seed: int = 0,
+                 faults: Iterable[str | Fault] = (), advance_every: float | None = None) -> None:
+        self.world = World(seed)
+        self.app = ReferenceApp(self.world, [fault_named(f) if isinstance(f, str) else f for f in faults])
+        self.advance_every = advance_every
+        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True,
+                                                   request_handler=_QuietHandler)
+        self._server.daemon_threads = True
+        self.host = host
+        self.port = self._server.port
+        self._stopped = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def info(self) -> dict[str, object]:
+        """What a run needs to test this target."""
+        return {"url": self.url, "evm_blockchain_id": self.world.evm_blockchain_id,
+                "evm_chain_id": str(self.world.evm_chain_id), "seed": self.world.seed,
+                "faults": [fault.name for fault in self.app.faults]}
+
+    def start(self) -> ReferenceServer:
+        self._threads.append(threading.Thread(target=self._server.serve_forever, name="reference-http",
+                                              kwargs={"poll_interval": 0.1}, daemon=True))
+        if self.advance_every:
+            self._threads.append(threading.Thread(target=self._advance, name="reference-clock", daemon=True))
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def _advance(self) -> None:
+        while not self._stopped.wait(self.advance_every):
+            self.world.advance()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._server.shutdown()
+        self._server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> ReferenceServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def serve_foreground(server: ReferenceServer) -> int:
+    """Serves until SIGTERM or Ctrl-C, after printing one JSON line with the target's details."""
+    done = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: done.set())
+    server.start()
+    print(json.dumps(server.info()), flush=True)
+    try:
+        while not done.wait(0.5):
+            pass
+    finally:
+        server.stop()
+    print("reference target stopped", file=sys.stderr)
+    return 0
