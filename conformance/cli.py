@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-duration", type=float, help="seconds after which no new request starts")
     run.add_argument("--timeout", type=float, help="per-request read timeout in seconds (default 30)")
     run.add_argument("--rule", action="append", default=[], help="only tests carrying this rule ID or prefix")
+    run.add_argument("--sample", action="append", default=[], metavar="NAME=VALUE",
+                     help="an identifier for tests that cannot discover one (repeatable)")
     run.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, after --")
 
     serve = commands.add_parser("serve-reference", help="serve the embedded reference target in the foreground")

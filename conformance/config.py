@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from conformance.errors import ConfigError
 from conformance.profiles import PROFILES
-from conformance.specs import ALL_APIS, REST_APIS, RPC_APIS
+from conformance.specs import ALL_APIS, RPC_APIS
 
 ENV_PREFIX = "CONFORMANCE_"
 DEFAULT_KEY_HEADER = "x-data-api-key"
@@ -34,7 +34,11 @@ class Target:
     rate_limit: float | None = None
     max_requests: int | None = None
     max_duration: float | None = None
+    samples: tuple[tuple[str, str], ...] = ()  # identifiers given by the operator: --sample NAME=VALUE
     reference: bool = False  # the embedded reference target is started for this run
+
+    def sample(self, name: str) -> str | None:
+        return dict(self.samples).get(name)
 
     def url_for(self, api: str) -> str | None:
         if api in RPC_APIS:
@@ -50,7 +54,8 @@ class Target:
 
 #: Option name -> parser; the same names serve the command line, CONFORMANCE_* variables and config files.
 OPTIONS = ("target_url", "node_url", "data_url", "metrics_url", "api", "profile", "evm_chain", "api_key",
-           "api_key_header", "allow_mutations", "seed", "timeout", "rate_limit", "max_requests", "max_duration")
+           "api_key_header", "allow_mutations", "seed", "timeout", "rate_limit", "max_requests", "max_duration",
+           "sample")
 
 
 def check_url(value: str, option: str) -> str:
@@ -95,6 +100,20 @@ def _number(kind: type, option: str, value: Any, minimum: float = 0) -> Any:
     return number
 
 
+def parse_samples(value: Any) -> tuple[tuple[str, str], ...]:
+    """NAME=VALUE pairs from a list, a comma-separated string, or a table of a config file."""
+    if isinstance(value, dict):
+        return tuple((str(k), str(v)) for k, v in value.items())
+    items = value.split(",") if isinstance(value, str) else list(value)
+    pairs = []
+    for item in items:
+        name, sep, sample = str(item).partition("=")
+        if not sep or not name.strip() or not sample.strip():
+            raise ConfigError(f"--sample: {item!r} is not NAME=VALUE")
+        pairs.append((name.strip(), sample.strip()))
+    return tuple(pairs)
+
+
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -129,7 +148,7 @@ def gather(cli: Mapping[str, Any], env: Mapping[str, str] | None = None,
     for option in OPTIONS:
         if (value := env.get(ENV_PREFIX + option.upper())) not in (None, ""):
             merged[option] = value
-        if cli.get(option) not in (None, False):
+        if cli.get(option) not in (None, False, []):
             merged[option] = cli[option]
     return merged
 
@@ -168,12 +187,8 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
         rate_limit=parse_rate(raw["rate_limit"]) if raw.get("rate_limit") else None,
         max_requests=_number(int, "max_requests", raw["max_requests"], 1) if raw.get("max_requests") else None,
         max_duration=_number(float, "max_duration", raw["max_duration"], 1) if raw.get("max_duration") else None,
+        samples=parse_samples(raw["sample"]) if raw.get("sample") else (),
         reference=reference,
     )
 
 
-def rest_apis(target: Target) -> tuple[str, ...]:
-    return tuple(api for api in target.apis if api in REST_APIS)
-
-
-__all__ = ["Target", "resolve", "OPTIONS", "check_url", "parse_apis", "fields"]

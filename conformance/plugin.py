@@ -5,8 +5,9 @@ import json
 from typing import Any, Callable, Iterator
 
 import pytest
+from hypothesis import settings
 
-from conformance import config
+from conformance import config as conf
 from conformance.clients.http import HttpSession, Limits
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.clients.rest import RestClient
@@ -38,29 +39,64 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--rate-limit", help="at most N requests a second, e.g. 20/s")
     add("--max-requests", help="request budget of the run")
     add("--max-duration", help="seconds after which no new request starts")
+    add("--sample", action="append", default=[], metavar="NAME=VALUE",
+        help="an identifier for tests that cannot discover one (repeatable), e.g. evm_address=0x…")
     add("--rule", action="append", default=[], help="run only tests carrying this rule ID (or ID prefix)")
 
 
-def pytest_configure(config_: pytest.Config) -> None:
-    config_.addinivalue_line("markers", "rule(*ids): the catalogue rules this test proves")
-    config_.addinivalue_line("markers", "mutating: changes node state; runs only with --allow-mutations")
-    config_.addinivalue_line("markers", "api(name): the API a test exercises")
-    config_.stash[_STATE] = _RunState()
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rule(*ids): the catalogue rules this test proves")
+    config.addinivalue_line("markers", "mutating: changes node state; runs only with --allow-mutations")
+    state = RunState()
+    config.stash[_STATE] = state
+    config.pluginmanager.register(state, "conformance-run-state")
 
 
-class _RunState:
+class RunState:
+    """Counts violations and suite errors of one session and turns them into the suite's exit code."""
+
     def __init__(self) -> None:
         self.active = False            # the session collected conformance tests
         self.violations = 0
         self.suite_errors = 0
         self.passed = 0
+        self.target: conf.Target | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not any(key == RULES_KEY for key, _ in report.user_properties):
+            return
+        if report.failed:
+            if dict(report.user_properties).get(OUTCOME_KEY) == "suite-error" or report.when != "call":
+                self.suite_errors += 1
+            else:
+                self.violations += 1
+        elif report.passed and report.when == "call":
+            self.passed += 1
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not (self.active or self.violations or self.suite_errors or self.passed):
+            return
+        if self.violations:
+            session.exitstatus = 1
+        elif self.suite_errors:
+            session.exitstatus = 3
+        elif exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) and self.passed:
+            session.exitstatus = 0
 
 
-_STATE = pytest.StashKey[_RunState]()
+_STATE = pytest.StashKey[RunState]()
 
 
-def cli_options(config_: pytest.Config) -> dict[str, Any]:
-    return {name: config_.getoption(name, default=None) for name in config.OPTIONS}
+def resolved_target(config: pytest.Config) -> conf.Target:
+    """The run's Target, resolved once from this session's options."""
+    state = config.stash[_STATE]
+    if state.target is None:
+        try:
+            state.target = conf.resolve({name: config.getoption(name, default=None) for name in conf.OPTIONS})
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return state.target
 
 
 def rule_ids(item: pytest.Item) -> list[str]:
@@ -69,17 +105,13 @@ def rule_ids(item: pytest.Item) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    marked = [item for item in items if rule_ids(item)]
-    if not marked:
+    if not any(rule_ids(item) for item in items):
         return
-    state = config.stash[_STATE]
-    state.active = True
+    config.stash[_STATE].active = True
     catalogue = load_catalogue()
-    try:
-        target = _target(config)
-    except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    unknown = sorted({rid for item in marked for rid in rule_ids(item) if rid not in catalogue})
+    target = resolved_target(config)
+    settings.load_profile(PROFILES[target.profile].hypothesis_profile)
+    unknown = sorted({rid for item in items for rid in rule_ids(item) if rid not in catalogue})
     if unknown:
         raise pytest.UsageError(f"tests carry rule IDs that are not in the catalogue: {', '.join(unknown)}")
     wanted = config.getoption("rule")
@@ -90,8 +122,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             keep.append(item)
             continue
         apis = {api for rid in ids for api in catalogue[rid].apis}
-        selected = bool(apis & set(target.apis)) and (not wanted or any(r.startswith(w) for r in ids for w in wanted))
-        (keep if selected else drop).append(item)
+        chosen = any(rid.startswith(prefix) for rid in ids for prefix in wanted) if wanted else True
+        (keep if chosen and apis & set(target.apis) else drop).append(item)
         item.extra_keyword_matches.update(ids)
         item.user_properties.extend((RULES_KEY, rid) for rid in ids)
         if item.get_closest_marker("mutating") and not target.allow_mutations:
@@ -99,12 +131,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
-
-
-def _target(config_: pytest.Config) -> config.Target:
-    if not hasattr(config_, "_conformance_target"):
-        config_._conformance_target = config.resolve(cli_options(config_))  # type: ignore[attr-defined]
-    return config_._conformance_target  # type: ignore[attr-defined]
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -121,43 +147,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append((OUTCOME_KEY, "suite-error"))
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if not any(key == RULES_KEY for key, _ in report.user_properties):
-        return
-    state = _current_state
-    if state is None:
-        return
-    if report.failed:
-        kinds = dict(report.user_properties).get(OUTCOME_KEY)
-        if kinds == "suite-error" or report.when != "call":
-            state.suite_errors += 1
-        else:
-            state.violations += 1
-    elif report.passed and report.when == "call":
-        state.passed += 1
-
-
-_current_state: _RunState | None = None
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    global _current_state
-    _current_state = session.config.stash[_STATE]
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    state = session.config.stash[_STATE]
-    if not (state.active or state.violations or state.suite_errors or state.passed):
-        return
-    if state.violations:
-        session.exitstatus = 1
-    elif state.suite_errors:
-        session.exitstatus = 3
-    elif exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-        session.exitstatus = 0 if state.passed else exitstatus
-
-
 # Fixtures -------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
@@ -166,28 +155,25 @@ def catalogue() -> Catalogue:
 
 
 @pytest.fixture(scope="session")
-def target(request: pytest.FixtureRequest) -> config.Target:
+def target(request: pytest.FixtureRequest) -> conf.Target:
     """The resolved, frozen target of this run."""
-    try:
-        return _target(request.config)
-    except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    return resolved_target(request.config)
 
 
 @pytest.fixture(scope="session")
-def profile(target: config.Target) -> Profile:
+def profile(target: conf.Target) -> Profile:
     return PROFILES[target.profile]
 
 
 @pytest.fixture(scope="session")
-def endpoints(target: config.Target) -> Iterator[Endpoints]:
+def endpoints(target: conf.Target) -> Iterator[Endpoints]:
     """Base URLs and discovered identifiers; starts the embedded reference when no URL is configured."""
     with open_endpoints(target) as opened:
         yield opened
 
 
 @pytest.fixture(scope="session")
-def http(target: config.Target) -> Iterator[HttpSession]:
+def http(target: conf.Target) -> Iterator[HttpSession]:
     limits = Limits(read_timeout=target.timeout, rate_limit=target.rate_limit, max_requests=target.max_requests)
     if target.max_duration:
         import time
@@ -232,7 +218,7 @@ def validators(rpc_at: Callable[[str], JsonRpcClient], evm_chain: str) -> JsonRp
 
 
 @pytest.fixture(scope="session")
-def data_api(http: HttpSession, endpoints: Endpoints, target: config.Target) -> RestClient:
+def data_api(http: HttpSession, endpoints: Endpoints, target: conf.Target) -> RestClient:
     if endpoints.data_url is None:
         pytest.skip("no Data API URL configured")
     return RestClient(http, endpoints.data_url, send_key=bool(target.api_key))
@@ -243,6 +229,17 @@ def metrics_api(http: HttpSession, endpoints: Endpoints) -> RestClient:
     if endpoints.metrics_url is None:
         pytest.skip("no Metrics API URL configured")
     return RestClient(http, endpoints.metrics_url)
+
+
+@pytest.fixture(scope="session")
+def sample(endpoints: Endpoints) -> Callable[[str], str]:
+    """An identifier given with --sample NAME=VALUE (or advertised by the reference); skips the test without it."""
+    def lookup(name: str) -> str:
+        value = endpoints.sample(name)
+        if value is None:
+            pytest.skip(f"needs an identifier the API cannot list: pass --sample {name}=VALUE")
+        return value
+    return lookup
 
 
 @pytest.fixture

@@ -56,6 +56,8 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints, rep
         out.append("--allow-mutations")
     for rule in args.rule:
         out += ["--rule", rule]
+    for name, value in endpoints.samples.items():
+        out += ["--sample", f"{name}={value}"]
     if args.workers:
         out += ["-n", str(args.workers)]
     return out + list(args.pytest_args)

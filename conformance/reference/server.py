@@ -118,7 +118,7 @@ class ReferenceServer:
         """What a run needs to test this target."""
         return {"url": self.url, "evm_blockchain_id": self.world.evm_blockchain_id,
                 "evm_chain_id": str(self.world.evm_chain_id), "seed": self.world.seed,
-                "faults": [fault.name for fault in self.app.faults]}
+                "faults": [fault.name for fault in self.app.faults], "samples": self.world.samples()}
 
     def start(self) -> ReferenceServer:
         self._threads.append(threading.Thread(target=self._server.serve_forever, name="reference-http",

@@ -40,6 +40,13 @@ class World:
         self.data = DataWorld(self)
         self.metrics = MetricsWorld(self)
 
+    def samples(self) -> dict[str, str]:
+        """Identifiers an operator would give a run against this target (--sample NAME=VALUE)."""
+        out: dict[str, str] = {}
+        for part in (self.node, self.data, self.metrics):
+            out.update(getattr(part, "samples", dict)())
+        return out
+
     def advance(self) -> None:
         """One step of a live chain: time passes, containers, blocks and metric points appear."""
         with self.lock:
