@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import requests
 
 from conformance import config
-from conformance.errors import EXIT_UNTESTABLE, EXIT_USAGE, ConfigError
-from conformance.session import open_endpoints
+from conformance.errors import EXIT_UNTESTABLE, EXIT_USAGE, ConfigError, TargetUnreachable
+from conformance.session import Endpoints, open_endpoints
 
 #: pytest's own exit codes mapped onto the suite's: usage errors and empty selections are usage errors (2).
 _PYTEST_EXIT = {int(pytest.ExitCode.USAGE_ERROR): EXIT_USAGE, int(pytest.ExitCode.NO_TESTS_COLLECTED): EXIT_USAGE,
@@ -30,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
     with open_endpoints(target) as endpoints:
         if target.reference:
             print(f"conformance: started the embedded reference target at {endpoints.node_url}", flush=True)
+        else:
+            preflight(endpoints, timeout=min(target.timeout, 10.0))
         pytest_args = _pytest_args(args, target, endpoints, report_dir)
         with contextlib.redirect_stdout(sys.stdout):
             code = int(pytest.main(pytest_args))
@@ -38,9 +41,20 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints, report_dir: Path) -> list[str]:  # type: ignore[no-untyped-def]
+def preflight(endpoints: Endpoints, *, timeout: float) -> None:
+    """Fails fast, as one line and exit 3, when a configured base URL does not answer at all."""
+    for url in dict.fromkeys(u for u in (endpoints.node_url, endpoints.data_url, endpoints.metrics_url) if u):
+        try:
+            requests.get(url, timeout=(timeout, timeout), allow_redirects=False, stream=True).close()
+        except requests.exceptions.RequestException as exc:
+            reason = type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout")
+            raise TargetUnreachable(f"{url} does not answer ({reason})") from None
+
+
+def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints,
+                 report_dir: Path) -> list[str]:
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
-           "-o", "addopts=", "-o", "testpaths=", "-q", "-rfE",
+           "-o", "addopts=", "-o", "testpaths=", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning",
            f"--junitxml={report_dir / 'junit.xml'}", "-o", "junit_family=xunit1",
            "--api", ",".join(target.apis), "--conformance-profile", target.profile]
     for option, value in (("--node-url", endpoints.node_url), ("--data-url", endpoints.data_url),

@@ -8,7 +8,9 @@ import threading
 from collections import Counter
 from typing import Iterable
 
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+import logging
+
+from waitress.server import create_server
 from werkzeug.wrappers import Request, Response
 
 from conformance.reference.calls import HttpReply, RestCall, RpcHttp
@@ -86,26 +88,21 @@ class ReferenceApp:
             self.seen.update(names)
 
 
-class _QuietHandler(WSGIRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: a client reuses its connection
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        pass
-
-
 class ReferenceServer:
-    """The reference target on a port (0 picks a free one), served from a background thread."""
+    """The reference target on a port (0 picks a free one), served by waitress from a background thread.
+
+    waitress keeps HTTP/1.1 connections alive (werkzeug's development server closes every one).
+    """
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, seed: int = 0,
                  faults: Iterable[str | Fault] = (), advance_every: float | None = None) -> None:
         self.world = World(seed)
         self.app = ReferenceApp(self.world, [fault_named(f) if isinstance(f, str) else f for f in faults])
         self.advance_every = advance_every
-        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True,
-                                                   request_handler=_QuietHandler)
-        self._server.daemon_threads = True
+        self._server = create_server(self.app, host=host, port=port, threads=8, ident="conformance-reference",
+                                     channel_timeout=30, connection_limit=200, expose_tracebacks=False)
         self.host = host
-        self.port = self._server.port
+        self.port = int(self._server.effective_port)
         self._stopped = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -121,8 +118,7 @@ class ReferenceServer:
                 "faults": [fault.name for fault in self.app.faults], "samples": self.world.samples()}
 
     def start(self) -> ReferenceServer:
-        self._threads.append(threading.Thread(target=self._server.serve_forever, name="reference-http",
-                                              kwargs={"poll_interval": 0.1}, daemon=True))
+        self._threads.append(threading.Thread(target=self._server.run, name="reference-http", daemon=True))
         if self.advance_every:
             self._threads.append(threading.Thread(target=self._advance, name="reference-clock", daemon=True))
         for thread in self._threads:
@@ -135,8 +131,12 @@ class ReferenceServer:
 
     def stop(self) -> None:
         self._stopped.set()
-        self._server.shutdown()
-        self._server.server_close()
+        logging.getLogger("waitress").setLevel(logging.CRITICAL)
+        # Close every open channel (kept-alive connections too), then the listener, so run() returns.
+        while self._server._map:
+            for channel in list(self._server._map.values()):
+                channel.handle_close()
+        self._server.task_dispatcher.shutdown()
         for thread in self._threads:
             thread.join(timeout=5)
 

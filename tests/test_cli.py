@@ -1,0 +1,71 @@
+"""Bad input to the command line gets one line and a distinct exit code; the reference serves in the foreground."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+
+from conformance.cli import main
+
+CONFORMANCE = [sys.executable, "-m", "conformance"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--node-url", "not-a-url"],
+    ["run", "--api", "admin,nonsense"],
+    ["run", "--profile", "ludicrous"],
+    ["run", "--unknown-option"],
+    ["run", "--expectations", "/nonexistent/expectations.yaml"],
+    ["serve-reference", "--fault", "NoSuchFault"],
+    ["serve-reference", "--port", "70000"],
+    ["bogus-command"],
+])
+def test_bad_usage_is_one_line_and_exit_code_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        code = main(argv)
+        raise SystemExit(code)
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_a_report_directory_that_cannot_be_written_is_a_usage_error(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["run", "--report-dir", str(blocker / "reports")]) == 2
+    assert "--report-dir" in capsys.readouterr().err
+
+
+def test_an_unreachable_target_is_exit_code_3_without_a_traceback(tmp_path: Path) -> None:
+    result = subprocess.run(CONFORMANCE + ["run", "--node-url", "http://127.0.0.1:9", "--api", "index",
+                                           "--report-dir", str(tmp_path), "--rule", "RPC-IDX-004"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_serve_reference_prints_its_address_and_stops_on_sigterm() -> None:
+    process = subprocess.Popen(CONFORMANCE + ["serve-reference", "--port", "0", "--seed", "3"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(process.stdout.readline())  # type: ignore[union-attr]
+        assert {"url", "evm_blockchain_id", "evm_chain_id"} <= set(info)
+        answer = requests.post(info["url"] + "/ext/index/X/tx", timeout=5,
+                               json={"jsonrpc": "2.0", "id": 1, "method": "index.getLastAccepted",
+                                     "params": {"encoding": "hex"}})
+        assert answer.status_code == 200
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+
+
+def test_list_faults_names_each_fault_with_the_rules_it_breaks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve-reference", "--list-faults"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(len(line.split()) >= 3 for line in lines)

@@ -1,0 +1,64 @@
+"""The target is resolved once, with one precedence: command line, environment, config file, reference."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.config import resolve
+from conformance.errors import ConfigError
+
+
+def test_no_url_means_the_embedded_reference_with_every_api(tmp_path: Path) -> None:
+    target = resolve({}, env={}, cwd=tmp_path)
+    assert target.reference and target.apis == ("admin", "index", "evm", "validators", "data", "metrics")
+
+
+def test_target_url_serves_all_three_apis(tmp_path: Path) -> None:
+    target = resolve({"target_url": "http://node.test:9650/"}, env={}, cwd=tmp_path)
+    assert (target.node_url, target.data_url, target.metrics_url) == ("http://node.test:9650",) * 3
+    assert not target.reference
+
+
+def test_only_apis_with_a_url_are_tested(tmp_path: Path) -> None:
+    target = resolve({"node_url": "http://127.0.0.1:9650"}, env={}, cwd=tmp_path)
+    assert target.apis == ("admin", "index", "evm", "validators")
+
+
+def test_command_line_beats_environment_beats_config_file(tmp_path: Path) -> None:
+    (tmp_path / "conformance.toml").write_text('node_url = "http://file.test"\nprofile = "thorough"\n'
+                                               'rate_limit = "5/s"\n')
+    env = {"CONFORMANCE_NODE_URL": "http://env.test", "CONFORMANCE_PROFILE": "quick"}
+    target = resolve({"node_url": "http://cli.test"}, env=env, cwd=tmp_path)
+    assert (target.node_url, target.profile, target.rate_limit) == ("http://cli.test", "quick", 5.0)
+
+
+def test_pyproject_tool_table_is_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.conformance]\nmetrics-url = "http://m.test"\n')
+    assert resolve({}, env={}, cwd=tmp_path).metrics_url == "http://m.test"
+
+
+def test_the_api_key_is_not_in_the_targets_repr(tmp_path: Path) -> None:
+    target = resolve({"data_url": "http://d.test", "api_key": "sekrit-123"}, env={}, cwd=tmp_path)
+    assert target.api_key == "sekrit-123" and "sekrit-123" not in repr(target)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"node_url": "node.test"}, "not an http"),
+    ({"node_url": "ftp://node.test"}, "not an http"),
+    ({"node_url": "http://node.test:99999"}, "invalid port"),
+    ({"api": "admin,chat"}, "unknown API chat"),
+    ({"profile": "fast"}, "unknown profile"),
+    ({"node_url": "http://n.test", "api": "data"}, "no URL is configured"),
+    ({"rate_limit": "lots"}, "not a rate"),
+    ({"sample": ["noequals"]}, "NAME=VALUE"),
+])
+def test_bad_settings_are_configuration_errors(options: dict, message: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=message):
+        resolve(options, env={}, cwd=tmp_path)
+
+
+def test_an_unknown_config_file_setting_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "conformance.toml").write_text('nod_url = "http://typo.test"\n')
+    with pytest.raises(ConfigError, match="unknown setting nod_url"):
+        resolve({}, env={}, cwd=tmp_path)

@@ -1,0 +1,52 @@
+"""The suite proves itself: clean against the reference, and every fault of the reference makes its rules fail."""
+from __future__ import annotations
+
+import pytest
+
+from conformance.reference import ReferenceServer
+from conformance.reference.faults import all_faults
+from conformance.rules import load_catalogue
+from tests.suite_runs import rule_map, run_suite
+
+FAULTS = sorted(all_faults(), key=lambda fault: fault.__name__)
+SUITE = ["--pyargs", "conformance.suite"]
+
+
+@pytest.mark.parametrize(("seed", "live"), [(0, False), (7, True)], ids=["seed0", "seed7-live"])
+def test_the_clean_reference_passes_every_test(seed: int, live: bool) -> None:
+    with ReferenceServer(seed=seed, advance_every=0.05 if live else None) as server:
+        run = run_suite(server, SUITE, "--conformance-seed", str(seed))
+    assert run.failures() == [], "\n\n".join(f"{o.nodeid}\n{o.message}" for o in run.failures())
+    assert run.exit_code == 0, run.output[-3000:]
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[fault.__name__ for fault in FAULTS])
+def test_fault_makes_the_tests_of_its_rules_fail(fault: type, record_property) -> None:  # type: ignore[no-untyped-def]
+    carried = rule_map()
+    missing = [rule for rule in fault.breaks if rule not in carried]
+    assert not missing, f"{fault.__name__} breaks {missing}, which no suite test carries"
+    selection = sorted({nodeid for rule in fault.breaks for nodeid in carried[rule]})
+    with ReferenceServer(faults=[fault()]) as server:
+        run = run_suite(server, selection)
+    undetected = [rule for rule in fault.breaks if rule not in run.failed_rules()]
+    record_property("mutation", "missed" if undetected else "detected")
+    assert not undetected, f"{fault.__name__} ({fault.summary()}) went unnoticed by the tests of {undetected}"
+    suite_errors = [o.nodeid for o in run.failures() if o.kind != "violation"]
+    assert not suite_errors, f"{fault.__name__} made tests error instead of fail: {suite_errors}"
+
+
+def test_every_testable_required_rule_is_carried_by_a_test() -> None:
+    carried = rule_map()
+    required = [rule.id for rule in load_catalogue() if rule.gating and rule.testable]
+    assert [rule for rule in required if rule not in carried] == []
+
+
+def test_every_testable_required_rule_has_a_fault() -> None:
+    broken = {rule for fault in FAULTS for rule in fault.breaks}
+    required = [rule.id for rule in load_catalogue() if rule.gating and rule.testable]
+    assert [rule for rule in required if rule not in broken] == []
+
+
+def test_faults_name_only_rules_of_the_catalogue() -> None:
+    catalogue = load_catalogue()
+    assert [(fault.__name__, rule) for fault in FAULTS for rule in fault.breaks if rule not in catalogue] == []
