@@ -5,6 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 META   := $(VENV)/share/openrpc-meta-schema.json
 ARGS   ?=
+# pytest caches its assertion rewrites as bytecode; without the cache every start re-parses every plugin module.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test bench clean
 

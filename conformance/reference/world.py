@@ -42,7 +42,7 @@ class World:
 
     def samples(self) -> dict[str, str]:
         """Identifiers an operator would give a run against this target (--sample NAME=VALUE)."""
-        out: dict[str, str] = {}
+        out: dict[str, str] = {"evm_chain_id": str(self.evm_chain_id)}
         for part in (self.node, self.data, self.metrics):
             out.update(getattr(part, "samples", dict)())
         return out
