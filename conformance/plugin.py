@@ -60,6 +60,7 @@ class RunState:
         self.violations = 0
         self.suite_errors = 0
         self.passed = 0
+        self.requests = 0              # HTTP requests sent by this process (and, on a controller, its workers)
         self.target: conf.Target | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -73,8 +74,19 @@ class RunState:
         elif report.passed and report.when == "call":
             self.passed += 1
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """pytest-xdist: a worker finished; add the requests it sent."""
+        self.requests += int(getattr(node, "workeroutput", {}).get("conformance_requests", 0))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.active and self.requests:
+            terminalreporter.write_line(f"conformance: {self.requests} requests sent to the target")
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if hasattr(session.config, "workeroutput"):
+            session.config.workeroutput["conformance_requests"] = self.requests  # type: ignore[attr-defined]
         if not (self.active or self.violations or self.suite_errors or self.passed):
             return
         if self.violations:
@@ -173,7 +185,7 @@ def endpoints(target: conf.Target) -> Iterator[Endpoints]:
 
 
 @pytest.fixture(scope="session")
-def http(target: conf.Target) -> Iterator[HttpSession]:
+def http(target: conf.Target, request: pytest.FixtureRequest) -> Iterator[HttpSession]:
     limits = Limits(read_timeout=target.timeout, rate_limit=target.rate_limit, max_requests=target.max_requests)
     if target.max_duration:
         import time
@@ -181,6 +193,7 @@ def http(target: conf.Target) -> Iterator[HttpSession]:
     secrets = {target.api_key_header: target.api_key} if target.api_key else {}
     session = HttpSession(limits, secret_headers=secrets)
     yield session
+    request.config.stash[_STATE].requests += session.requests_sent
     session.close()
 
 

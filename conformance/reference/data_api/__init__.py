@@ -1,0 +1,65 @@
+"""The data REST API of the reference target: the 15 routes of 2-data-api.md over the synthetic world.
+
+Not shown, and chosen here: requests are served with or without an `x-data-api-key` header (any value);
+an unknown route is a 404 with the document's error body.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from conformance.reference.calls import HttpReply, RestCall
+from conformance.reference.data_api import evm, primary
+from conformance.reference.data_api.pages import Pager
+from conformance.reference.rest import RestError, RestService, phrase
+from conformance.reference.world import World
+
+NETWORK = "/v1/networks/{network}"
+BLOCKCHAIN = NETWORK + "/blockchains/{blockchainId}"
+ADDRESS = "/v1/chains/{chainId}/addresses/{address}"
+ROUTES: list[tuple[str, str, Callable[..., dict[str, Any]]]] = [
+    ("POST", BLOCKCHAIN + "/utxos", primary.list_utxos),
+    ("GET", BLOCKCHAIN + "/transactions", primary.list_transactions),
+    ("GET", "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", evm.get_deployment),
+    ("GET", NETWORK + "/blockchains", primary.list_blockchains),
+    ("GET", NETWORK + "/validators", primary.list_validators),
+    ("GET", NETWORK + "/validators/{nodeId}", primary.validators_by_node),
+    ("GET", ADDRESS + "/transactions:listErc721", evm.list_erc721_transactions),
+    ("GET", ADDRESS + "/transactions:listErc1155", evm.list_erc1155_transactions),
+    ("GET", "/v1/chains/{chainId}/tokens/{address}/transfers", evm.list_token_transfers),
+    ("GET", ADDRESS + "/balances:listErc20", evm.list_erc20_balances),
+    ("GET", ADDRESS + "/balances:listErc1155", evm.list_erc1155_balances),
+    ("GET", ADDRESS + "/balances:listErc721", evm.list_erc721_balances),
+    ("GET", ADDRESS + "/balances:getNative", evm.get_native_balance),
+    ("GET", BLOCKCHAIN + "/vertices:listByHeight", primary.list_vertices),
+    ("GET", BLOCKCHAIN + "/nodes/{nodeId}/blocks", primary.blocks_by_node),
+]
+
+
+class DataService(RestService):
+    api = "data"
+
+    def __init__(self, world: World) -> None:
+        super().__init__()
+        self.world = world
+        self.pager = Pager(world.seed)
+        for method, template, handler in ROUTES:
+            self.route(method, template, (lambda h: lambda call: h(self, call))(handler))
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        return {"message": message, "statusCode": status, "error": phrase(status)}
+
+    def dispatch(self, call: RestCall) -> HttpReply:
+        found = self.match(call.method, call.path)
+        if found is None:
+            return self.error(404, f"Cannot {call.method} {call.path}")
+        route, path_params = found
+        try:
+            # the path is authoritative: a fault that rewrites it gets the route and parameters it names
+            return HttpReply(200, route.handler(call.with_(route=route.template, path_params=path_params)))
+        except RestError as exc:
+            return self.error(exc.status, exc.message)
+
+    @staticmethod
+    def listing(token: str | None, **members: Any) -> dict[str, Any]:
+        """A list response: nextPageToken only when more data exists."""
+        return {**({"nextPageToken": token} if token else {}), **members}
