@@ -1,0 +1,282 @@
+"""Checks of the Data API (document 2): routes read from the spec, served and refused answers, error bodies, formats."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Iterator
+
+from conformance import specs
+from conformance.checks import check, fail, rest
+from conformance.checks.shapes import assert_shape
+from conformance.clients.http import Exchange
+from conformance.errors import SuiteError
+
+API = "data"
+#: Statuses that say "the target could not answer now" rather than "the target answered wrongly".
+UNAVAILABLE = (429, 502, 503)
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One route of the Data API as the spec documents it."""
+
+    id: str
+    method: str
+    template: str
+    spec: dict[str, Any]
+
+    @property
+    def response_schema(self) -> dict[str, Any]:
+        return self.spec["responses"]["200"]["content"]["application/json"]["schema"]
+
+    @property
+    def list_member(self) -> str | None:
+        """The member holding a list route's items (the one required member of its response)."""
+        if "pageSize" not in self.parameters:
+            return None
+        schema = specs.resolve(specs.openapi(API), self.response_schema)
+        return schema["required"][0]
+
+    @property
+    def parameters(self) -> dict[str, dict[str, Any]]:
+        document = specs.openapi(API)
+        resolved = (specs.resolve(document, p) for p in self.spec.get("parameters", []))
+        return {p["name"]: p for p in resolved}
+
+    def schema_of(self, parameter: str) -> dict[str, Any]:
+        return self.parameters[parameter]["schema"]
+
+    @property
+    def title(self) -> str:
+        return f"{self.method} {self.template}"
+
+
+@cache
+def operations() -> dict[str, Operation]:
+    out = {}
+    for template, item in specs.openapi(API)["paths"].items():
+        for method, spec in item.items():
+            out[spec["operationId"]] = Operation(spec["operationId"], method.upper(), template, spec)
+    return out
+
+
+def operation(operation_id: str) -> Operation:
+    return operations()[operation_id]
+
+
+def list_operations() -> list[str]:
+    """Every paginated route (the routes with a pageSize parameter), in spec order."""
+    return [op.id for op in operations().values() if "pageSize" in op.parameters]
+
+
+def page_size_limits(operation_id: str) -> tuple[int, int, int]:
+    """(minimum, maximum, default) of a route's pageSize, from the spec."""
+    schema = operation(operation_id).schema_of("pageSize")
+    return schema["minimum"], schema["maximum"], schema["default"]
+
+
+def enum(operation_id: str, parameter: str) -> list[str]:
+    return list(operation(operation_id).schema_of(parameter)["enum"])
+
+
+# Item identity: what makes two list items the same resource ------------------------------------------------
+
+_IDENTITY = {
+    "listUtxos": ("utxoId",),
+    "listTransactions": ("txHash",),
+    "listBlockchains": ("blockchainId",),
+    "listValidators": ("txHash", "nodeId", "subnetId", "startTimestamp", "endTimestamp"),
+    "getValidatorsByNode": ("txHash", "nodeId", "subnetId", "startTimestamp", "endTimestamp"),
+    "listErc721Transactions": ("txHash", "logIndex"),
+    "listErc1155Transactions": ("txHash", "logIndex"),
+    "listTokenTransfers": ("txHash", "logIndex"),
+    "listErc20Balances": ("address",),
+    "listErc1155Balances": ("address", "tokenId"),
+    "listErc721Balances": ("address", "tokenId"),
+    "listVerticesByHeight": ("vertexHash",),
+    "listBlocksByNode": ("blockHash",),
+}
+
+
+def identity(operation_id: str, item: Any) -> str:
+    """A key naming the resource an item of a list route stands for."""
+    if not isinstance(item, dict):
+        return json.dumps(item, sort_keys=True, default=str)
+    return json.dumps([item.get(name) for name in _IDENTITY[operation_id]], default=str)
+
+
+# Served and refused ---------------------------------------------------------------------------------------
+
+def unavailable(exchange: Exchange) -> None:
+    """A rate-limited or unavailable answer means the target could not be tested now: a suite error."""
+    if exchange.status in UNAVAILABLE:
+        raise SuiteError(f"{exchange.method} {exchange.url} answered {exchange.status}; the target could not "
+                         f"be tested now (retry later or lower --rate-limit)")
+
+
+def served(exchange: Exchange, rule_id: str, what: str) -> Any:
+    """The JSON body of a request the documents allow; any status but 200 fails `rule_id`."""
+    unavailable(exchange)
+    check(exchange.status == 200, rule_id, f"{what} is not served", expected="status 200",
+          received=f"status {exchange.status}: {exchange.text(300)}", exchange=exchange)
+    return exchange.json()
+
+
+def refused(exchange: Exchange, rule_id: str, what: str) -> int:
+    """Fails `rule_id` unless the request is correctly refused: a documented 4XX with the documented error body."""
+    unavailable(exchange)
+    rest.assert_refused(exchange, rule_id=rule_id, api=API, what=what)
+    return int(exchange.status or 0)
+
+
+def items_of(operation_id: str, body: Any) -> list[Any]:
+    """The items of a list route's 200 body ([] when the list member is missing or not a list)."""
+    member = operation(operation_id).list_member
+    items = body.get(member) if isinstance(body, dict) and member else None
+    return items if isinstance(items, list) else []
+
+
+def next_token(body: Any) -> Any:
+    return body.get("nextPageToken") if isinstance(body, dict) else None
+
+
+# Success envelope and shapes ------------------------------------------------------------------------------
+
+def is_strict_json(exchange: Exchange) -> bool:
+    """Whether the body is JSON as RFC 8259 defines it (no NaN or Infinity, which Python's parser lets through)."""
+    def refuse(constant: str) -> Any:
+        raise ValueError(constant)
+    try:
+        json.loads(exchange.body, parse_constant=refuse)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def assert_json_success(exchange: Exchange) -> None:
+    """A 200 answer's body is JSON (DATA-ENV-001) and declares a JSON Content-Type (DATA-ENV-002)."""
+    check(is_strict_json(exchange), "DATA-ENV-001", "a status 200 body is not JSON", expected="a JSON body",
+          received=exchange.text(200), exchange=exchange)
+    check(rest.is_json_media_type(exchange.content_type), "DATA-ENV-002", "a status 200 response does not declare JSON",
+          expected="Content-Type application/json", received=exchange.content_type or "(no Content-Type)",
+          exchange=exchange)
+
+
+def assert_route_shape(rule_id: str, operation_id: str, body: Any, exchange: Exchange) -> None:
+    op = operation(operation_id)
+    assert_shape(rule_id, body, op.response_schema, api=API, what=f"the {operation_id} 200 body",
+                 exchange=exchange)
+
+
+# Value formats (the spec's `format` annotations) ------------------------------------------------------------
+
+FORMATS = {
+    "decimal-integer": re.compile(r"^[0-9]+$"),
+    "decimal": re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"),
+    "hex": re.compile(r"^(0[xX])?[0-9a-fA-F]*$"),
+}
+
+
+def format_holds(fmt: str, value: Any) -> bool:
+    if not isinstance(value, str):
+        return True  # the type is the shape rules' business
+    if fmt == "lowercase":
+        return value == value.lower()
+    return bool(FORMATS[fmt].match(value))
+
+
+def formatted_values(instance: Any, schema: Any, *, fmt: str, within: str | None = None,
+                     path: str = "", inside: bool = False) -> Iterator[tuple[str, Any]]:
+    """(path, value) of every value of `instance` whose schema carries `format: fmt`.
+
+    With `within` (a component name), only values inside that component count.
+    """
+    document = specs.openapi(API)
+    if isinstance(schema, dict) and "$ref" in schema:
+        inside = inside or within is None or schema["$ref"].endswith(f"/{within}")
+        schema = specs.resolve(document, schema)
+    if not isinstance(schema, dict):
+        return
+    inside = inside or within is None
+    if inside and schema.get("format") == fmt and not isinstance(instance, (dict, list)):
+        yield path or "(top)", instance
+    for part in schema.get("allOf", []):
+        yield from formatted_values(instance, part, fmt=fmt, within=within, path=path, inside=inside)
+    if isinstance(instance, dict):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        for name, value in instance.items():
+            sub = properties.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                yield from formatted_values(value, sub, fmt=fmt, within=within, path=f"{path}/{name}",
+                                            inside=inside)
+    elif isinstance(instance, list) and isinstance(schema.get("items"), dict):
+        for index, value in enumerate(instance):
+            yield from formatted_values(value, schema["items"], fmt=fmt, within=within, path=f"{path}/{index}",
+                                        inside=inside)
+
+
+def assert_format(rule_id: str, operation_id: str, body: Any, *, fmt: str, within: str,
+                  exchange: Exchange, members: tuple[str, ...] | None = None) -> int:
+    """Fails `rule_id` when a value of component `within` breaks `fmt`; returns how many values were checked."""
+    schema = operation(operation_id).response_schema
+    found = [(p, v) for p, v in formatted_values(body, schema, fmt=fmt, within=within)
+             if members is None or p.rsplit("/", 1)[-1] in members]
+    wrong = [(p, v) for p, v in found if not format_holds(fmt, v)]
+    if wrong:
+        fail(rule_id, f"{within} values are not {fmt} strings", expected=f"{fmt} strings",
+             received="; ".join(f"{p} = {v!r}" for p, v in wrong[:5]), exchange=exchange)
+    return len(found)
+
+
+# Order ----------------------------------------------------------------------------------------------------
+
+def out_of_order(keys: list[Any], *, descending: bool) -> int | None:
+    """The index of the first key that breaks the (non-strict) order, or None."""
+    for index in range(1, len(keys)):
+        before, after = keys[index - 1], keys[index]
+        if before is None or after is None:
+            continue
+        if (after > before) if descending else (after < before):
+            return index
+    return None
+
+
+def number(value: Any) -> Any:
+    """A numeric sort key from an integer or a decimal string; None when it is neither."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                return float(value)
+            except ValueError:
+                return None
+    return None
+
+
+# Error bodies: one rule at a time, over the shared REST checks ------------------------------------------------
+
+def assert_error_rule(rule_id: str, exchange: Exchange) -> None:
+    """Fails `rule_id` (one of DATA-ERR-001 to 008) when this error answer breaks it."""
+    if rule_id == "DATA-ERR-001":
+        rest.assert_json_object(rule_id, exchange, what=f"the body of the {exchange.status} error")
+    elif rule_id == "DATA-ERR-002":
+        rest.assert_json_content_type(rule_id, exchange, what=f"the {exchange.status} error")
+    elif rule_id == "DATA-ERR-008":
+        phrases = rest.documented_phrases(API)
+        check(exchange.status in phrases, rule_id, f"the error status {exchange.status} is not documented",
+              expected=f"one of {sorted(phrases)}", received=exchange.status, exchange=exchange)
+    else:
+        body = exchange.json() if exchange.is_json() else None
+        if not isinstance(body, dict):
+            return  # DATA-ERR-001 decides bodies that are not objects
+        for problem_rule, problem, expected in rest.error_body_problems(body, int(exchange.status or 0), api=API):
+            if problem_rule == rule_id:
+                fail(rule_id, problem, expected=expected, received=body, exchange=exchange)

@@ -1,0 +1,176 @@
+"""Data API fixtures: a caller that fills each route's path from discovered or given identifiers."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import cached_property
+from typing import Any, Callable, Mapping
+
+import pytest
+
+from conformance import pagination
+from conformance.checks import data as checks
+from conformance.checks.data_pages import DataWalk
+from conformance.clients.http import Exchange
+from conformance.clients.rest import RestClient
+from conformance.profiles import Profile
+from conformance.session import Endpoints
+
+#: Identifiers the API cannot list, given with --sample NAME=VALUE (the reference advertises its own).
+SAMPLES = {
+    "network": "data_network",                   # the network the samples live on (default mainnet)
+    "p_chain_address": "data_p_chain_address",   # a P-Chain address with transactions and UTXOs
+    "x_chain_address": "data_x_chain_address",   # an X-Chain address with UTXOs of more than one asset
+    "c_chain_evm_address": "data_c_chain_evm_address",  # a 0x address with C-Chain atomic transactions
+    "evm_address": "data_evm_address",           # an EVM address with ERC-20/721/1155 balances and transfers
+    "erc20_contract": "data_erc20_contract",     # an ERC-20 token contract with transfers
+    "erc721_contract": "data_erc721_contract",
+    "erc1155_contract": "data_erc1155_contract",
+    "contract_address": "data_contract_address",  # a contract whose deployment is indexed
+    "deployment_tx_hash": "data_deployment_tx_hash",  # the transaction that deployed it
+    "evm_chain_id": "data_evm_chain_id",         # the EVM chain ID of the EVM routes' chain
+    "evm_blockchain_id": "data_evm_blockchain_id",  # the blockchain ID of the same chain
+    "block_node_id": "data_block_node_id",       # a node ID with P-Chain blocks
+    "vertex_height": "data_vertex_height",       # an X-Chain vertex height with vertices
+    "l1_validation_id": "data_l1_validation_id",  # a P-Chain L1 validation with transactions
+    "p_chain_id": "data_p_chain_id",
+    "x_chain_id": "data_x_chain_id",
+    "x_chain_vertex_id": "data_x_chain_vertex_id",
+    "c_chain_id": "data_c_chain_id",
+    "primary_subnet_id": "data_primary_subnet_id",
+    "subnet_id": "data_subnet_id",               # a subnet other than the primary network, with validators
+    "api_key": "data_api_key",                   # a key the target accepts, when none is configured
+}
+ALIASES = {"p": "p-chain", "x": "x-chain", "c": "c-chain"}
+#: The chain each primary-network route is exercised on.
+ROUTE_CHAIN = {"listUtxos": "p", "listTransactions": "p", "listVerticesByHeight": "x", "listBlocksByNode": "p"}
+#: The address each EVM route is exercised with.
+ROUTE_ADDRESS = {"getDeployment": "contract_address", "listTokenTransfers": "erc20_contract"}
+_DEFAULT = object()
+
+
+class DataApi:
+    """Calls Data API routes by operationId, filling path parameters, required query members and bodies."""
+
+    def __init__(self, rest: RestClient, endpoints: Endpoints, profile: Profile) -> None:
+        self.rest = rest
+        self.endpoints = endpoints
+        self.profile = profile
+        self._first: dict[str, Exchange] = {}
+
+    def sample(self, name: str) -> str | None:
+        return self.endpoints.sample(SAMPLES[name])
+
+    def need(self, name: str) -> str:
+        value = self.sample(name)
+        if value is None:
+            pytest.skip(f"needs an identifier the API cannot list: pass --sample {SAMPLES[name]}=VALUE")
+        return value
+
+    @property
+    def network(self) -> str:
+        return self.sample("network") or "mainnet"
+
+    @property
+    def evm_chain(self) -> str:
+        chain = self.sample("evm_chain_id") or self.endpoints.evm_chain
+        if not chain:
+            pytest.skip(f"needs the EVM chain: pass --evm-chain or --sample {SAMPLES['evm_chain_id']}=ID")
+        return chain
+
+    def chain(self, letter: str) -> str:
+        """The blockchain ID of the P, X or C chain when given, else its alias."""
+        return self.sample(f"{letter}_chain_id") or ALIASES[letter]
+
+    @cached_property
+    def validator_node_ids(self) -> list[str]:
+        """Node IDs listed by listValidators (one page), the node with most validations first."""
+        exchange = self.call("listValidators", {"pageSize": checks.page_size_limits("listValidators")[1]})
+        body = checks.served(exchange, "DATA-SHP-005", "listValidators")
+        nodes = Counter(v["nodeId"] for v in checks.items_of("listValidators", body)
+                        if isinstance(v, dict) and isinstance(v.get("nodeId"), str))
+        return [node for node, _ in nodes.most_common()]
+
+    def node_id(self) -> str:
+        if not self.validator_node_ids:
+            pytest.skip("the target lists no validator, so no node ID can be discovered")
+        return self.validator_node_ids[0]
+
+    def address_for(self, operation_id: str) -> str:
+        return self.need(ROUTE_ADDRESS.get(operation_id, "evm_address"))
+
+    def path_value(self, operation_id: str, name: str) -> str:
+        """The default value of one path parameter of a route."""
+        if name == "network":
+            return self.network
+        if name == "blockchainId":
+            return self.chain(ROUTE_CHAIN[operation_id])
+        if name == "chainId":
+            return self.evm_chain
+        if name == "address":
+            return self.address_for(operation_id)
+        if operation_id == "listBlocksByNode":
+            return self.sample("block_node_id") or self.node_id()
+        return self.node_id()
+
+    def required_query(self, operation_id: str) -> dict[str, Any]:
+        if operation_id == "listVerticesByHeight":
+            return {"vertexHeight": self.sample("vertex_height") or 0}
+        return {}
+
+    def default_body(self, operation_id: str) -> Any:
+        if operation_id == "listUtxos":
+            return {"addresses": self.need("p_chain_address")}
+        return None
+
+    def path(self, operation_id: str, **values: str) -> str:
+        template = checks.operation(operation_id).template
+        for name in re.findall(r"\{(\w+)\}", template):
+            if name not in values:
+                values[name] = self.path_value(operation_id, name)
+        return template.format(**values)
+
+    def request(self, operation_id: str, params: Mapping[str, Any] | None = None, *, body: Any = _DEFAULT,
+                **path: str) -> tuple[str, dict[str, Any], Any]:
+        """(path, query, body) of a call: required query members first, then `params` (None removes one)."""
+        query = {**self.required_query(operation_id), **(params or {})}
+        query = {k: v for k, v in query.items() if v is not None}
+        json_body = self.default_body(operation_id) if body is _DEFAULT else body
+        return self.path(operation_id, **path), query, json_body
+
+    def call(self, operation_id: str, params: Mapping[str, Any] | None = None, *, body: Any = _DEFAULT,
+             **path: str) -> Exchange:
+        route, query, json_body = self.request(operation_id, params, body=body, **path)
+        if checks.operation(operation_id).method == "POST":
+            return self.rest.post(route, query, json_body)
+        return self.rest.get(route, query)
+
+    def first(self, operation_id: str) -> Exchange:
+        """The route called once with its default identifiers and no options (cached for the session)."""
+        if operation_id not in self._first:
+            self._first[operation_id] = self.call(operation_id)
+        return self._first[operation_id]
+
+    def walk(self, operation_id: str, params: Mapping[str, Any] | None = None, *, budget: int | None = None,
+             body: Any = _DEFAULT, **path: str) -> DataWalk:
+        """A bounded walk of a list route (at most `budget` requests, the profile's page budget by default)."""
+        route, query, json_body = self.request(operation_id, params, body=body, **path)
+        method = checks.operation(operation_id).method
+        walked = pagination.walk_pages(self.rest, route, query, budget=budget or self.profile.pages,
+                                       method=method, json_body=json_body)
+        return DataWalk(operation_id, query.get("pageSize"), walked)
+
+
+@pytest.fixture(scope="session")
+def data(data_api: RestClient, endpoints: Endpoints, profile: Profile) -> DataApi:
+    """The Data API of the target, called by operationId."""
+    return DataApi(data_api, endpoints, profile)
+
+
+@pytest.fixture(scope="session")
+def served_body(data: DataApi) -> Callable[..., tuple[Exchange, Any]]:
+    """Calls a route with valid parameters and returns (exchange, body), failing `rule` when it is not served."""
+    def call(operation_id: str, rule: str, params: Mapping[str, Any] | None = None, **path: str) -> tuple[Exchange, Any]:
+        exchange = data.call(operation_id, params, **path)
+        return exchange, checks.served(exchange, rule, operation_id)
+    return call

@@ -1,0 +1,217 @@
+"""Documented defaults: an omitted parameter behaves like its documented default value."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks import check, data as checks
+from conformance.suite.data.conftest import DataApi
+
+DEFAULT_PAGE_RULES = {
+    "listUtxos": "DATA-DEF-001", "listTransactions": "DATA-DEF-002", "listBlockchains": "DATA-DEF-003",
+    "listValidators": "DATA-DEF-004", "getValidatorsByNode": "DATA-DEF-005",
+    "listErc721Transactions": "DATA-DEF-006", "listErc1155Transactions": "DATA-DEF-007",
+    "listTokenTransfers": "DATA-DEF-008", "listErc20Balances": "DATA-DEF-009",
+    "listErc1155Balances": "DATA-DEF-010", "listErc721Balances": "DATA-DEF-011",
+    "listVerticesByHeight": "DATA-DEF-012", "listBlocksByNode": "DATA-DEF-013",
+}
+CURRENCY_RULES = {"getDeployment": "DATA-DEF-014", "listErc20Balances": "DATA-DEF-015",
+                  "getNativeBalance": "DATA-DEF-016"}
+#: (rule, route, parameter, documented default, what to compare).
+SAME_AS_DEFAULT = [
+    ("DATA-DEF-017", "listUtxos", "minUtxoAmount", "items"),
+    ("DATA-DEF-018", "listErc20Balances", "filterSpamTokens", "items"),
+    ("DATA-DEF-021", "listValidators", "minUptimePerformance", "items"),
+    ("DATA-DEF-022", "listValidators", "maxUptimePerformance", "items"),
+]
+
+
+def documented_default(operation_id: str, parameter: str) -> Any:
+    return checks.operation(operation_id).schema_of(parameter)["default"]
+
+
+def comparable(operation_id: str, body: Any, what: str) -> Any:
+    """What two answers must share: the item identities in order, or every balance the body states."""
+    if what == "items":
+        return [checks.identity(operation_id, item) for item in checks.items_of(operation_id, body)]
+    found: list[tuple[str, Any]] = []
+
+    def collect(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "balance":
+                    found.append((path, value))
+                collect(value, f"{path}/{key}" if key != "balance" else path)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value, f"{path}/{value.get('address') if isinstance(value, dict) else ''}")
+    collect(body, "")
+    return sorted(found, key=str)
+
+
+@pytest.mark.parametrize("operation_id", [pytest.param(op, marks=pytest.mark.rule(rule), id=op)
+                                          for op, rule in DEFAULT_PAGE_RULES.items()])
+def test_omitted_page_size_is_the_default(data: DataApi, operation_id: str) -> None:
+    """Without pageSize the route serves as many items as with the documented default, and no more."""
+    rule, default = DEFAULT_PAGE_RULES[operation_id], checks.page_size_limits(operation_id)[2]
+    explicit = data.call(operation_id, {"pageSize": default})
+    before = len(checks.items_of(operation_id, checks.served(explicit, rule, operation_id)))
+    omitted = data.call(operation_id)
+    count = len(checks.items_of(operation_id, checks.served(omitted, rule, operation_id)))
+    after = before
+    if count != before:  # a live list may have grown in between: ask once more
+        after = len(checks.items_of(operation_id, checks.served(data.call(operation_id, {"pageSize": default}),
+                                                                  rule, operation_id)))
+    check(min(before, after) <= count <= max(before, after) and count <= default, rule,
+          f"{operation_id} without pageSize does not serve the default page size",
+          expected=f"{before} items, as with pageSize={default}", received=f"{count} items", exchange=omitted)
+
+
+@pytest.mark.parametrize("operation_id", [pytest.param(op, marks=pytest.mark.rule(rule), id=op)
+                                          for op, rule in CURRENCY_RULES.items()])
+def test_omitted_currency_is_the_default(data: DataApi, operation_id: str) -> None:
+    """Without currency the route states its Price values in the documented default currency."""
+    rule, default = CURRENCY_RULES[operation_id], documented_default(operation_id, "currency")
+    exchange = data.call(operation_id)
+    body = checks.served(exchange, rule, operation_id)
+    codes = [(path, value) for path, value in checks.formatted_values(
+        body, checks.operation(operation_id).response_schema, fmt="lowercase", within="Price")]
+    if not codes:
+        pytest.skip(f"the {operation_id} answer holds no Price value")
+    wrong = [(path, value) for path, value in codes if value != default]
+    check(not wrong, rule, f"{operation_id} without currency does not use {default}",
+          expected=f"currencyCode {default!r}", received="; ".join(f"{p} = {v!r}" for p, v in wrong[:5]),
+          exchange=exchange)
+
+
+@pytest.mark.parametrize(("rule", "operation_id", "parameter", "what"), [
+    pytest.param(rule, op, name, what, marks=pytest.mark.rule(rule), id=f"{op}-{name}")
+    for rule, op, name, what in SAME_AS_DEFAULT])
+def test_omitted_parameter_is_the_default(data: DataApi, rule: str, operation_id: str, parameter: str,
+                                          what: str) -> None:
+    """Without the parameter the route answers as with its documented default value."""
+    default = documented_default(operation_id, parameter)
+    page = {"pageSize": checks.page_size_limits(operation_id)[1]} if "pageSize" in \
+        checks.operation(operation_id).parameters else {}
+    explicit_params = {**page, parameter: default}
+
+    def answer(params: dict[str, Any]) -> tuple[Any, Any]:
+        exchange = data.call(operation_id, params)
+        return exchange, comparable(operation_id, checks.served(exchange, rule, operation_id), what)
+
+    _, first = answer(explicit_params)
+    omitted, seen = answer(page)
+    if seen != first:  # a live chain may have moved in between: the omitted answer must match one of two reads
+        _, second = answer(explicit_params)
+        first = second if seen == second else first
+    check(seen == first, rule, f"{operation_id} without {parameter} differs from {parameter}={default}",
+          expected=f"the answer to {parameter}={default}: {str(first)[:300]}", received=str(seen)[:300],
+          exchange=omitted)
+
+
+@pytest.mark.rule("DATA-DEF-023")
+def test_omitted_fee_filters_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """Whether listValidators without fee filters returns subnet validations (null delegationFee) is recorded."""
+    exchange = data.call("listValidators", {"pageSize": checks.page_size_limits("listValidators")[1]})
+    items = checks.items_of("listValidators", exchange.json()) if exchange.status == 200 else []
+    observe("DATA-DEF-023", {"status": exchange.status, "validators": len(items),
+                             "null_fee": sum(1 for v in items if isinstance(v, dict) and v.get("delegationFee")
+                                             is None)})
+
+
+ORDER_KEYS = {"listUtxos": "blockTimestamp", "listTransactions": "blockTimestamp",
+              "listBlockchains": "createBlockTimestamp", "listValidators": "startTimestamp",
+              "getValidatorsByNode": "startTimestamp", "listVerticesByHeight": "vertexTimestamp"}
+
+
+def order_seen(operation_id: str, body: Any, key: str) -> str:
+    keys = [checks.number(i.get(key)) for i in checks.items_of(operation_id, body) if isinstance(i, dict)]
+    keys = [k for k in keys if k is not None]
+    if len(set(keys)) < 2:
+        return "undecided"
+    if checks.out_of_order(keys, descending=False) is None:
+        return "asc"
+    return "desc" if checks.out_of_order(keys, descending=True) is None else "unordered"
+
+
+@pytest.mark.rule("DATA-DEF-024")
+@pytest.mark.parametrize("operation_id", list(ORDER_KEYS))
+def test_default_sort_order_is_recorded(data: DataApi, observe: Callable[[str, Any], None],
+                                        operation_id: str) -> None:
+    """The order of the route's items without sortOrder is recorded."""
+    exchange = data.first(operation_id)
+    body = exchange.json() if exchange.status == 200 else {}
+    observe("DATA-DEF-024", {"route": operation_id, "key": ORDER_KEYS[operation_id],
+                             "order": order_seen(operation_id, body, ORDER_KEYS[operation_id])})
+
+
+@pytest.mark.rule("DATA-DEF-025")
+def test_default_sort_key_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """The key listUtxos and listValidators sort by without sortBy is recorded."""
+    seen = {}
+    for operation_id, keys in (("listUtxos", ("blockTimestamp", "amount")),
+                               ("listValidators", ("startTimestamp", "endTimestamp", "delegationFee"))):
+        exchange = data.first(operation_id)
+        body = exchange.json() if exchange.status == 200 else {}
+        seen[operation_id] = {key: order_seen(operation_id, body, key) for key in keys}
+    observe("DATA-DEF-025", seen)
+
+
+@pytest.mark.rule("DATA-DEF-026")
+def test_default_include_spent_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """How many UTXOs listUtxos returns without includeSpent, and with it false and true, is recorded."""
+    size = checks.page_size_limits("listUtxos")[1]
+    counts = {}
+    for label, value in (("omitted", None), ("false", False), ("true", True)):
+        exchange = data.call("listUtxos", {"pageSize": size, "includeSpent": value})
+        counts[label] = len(checks.items_of("listUtxos", exchange.json())) if exchange.status == 200 else None
+    observe("DATA-DEF-026", counts)
+
+
+def served_block(data: DataApi, operation_id: str, block: int) -> bool:
+    exchange = data.call(operation_id, {"blockNumber": str(block)})
+    checks.unavailable(exchange)
+    return exchange.status == 200
+
+
+def latest_block(data: DataApi, operation_id: str, *, above: int) -> int:
+    """The highest blockNumber the route serves, searched upward from `above` (a block known to exist).
+
+    Skips when the target serves every block asked for: then the latest block cannot be located.
+    """
+    low, step, high = above, 16, None
+    for _ in range(12):
+        if not served_block(data, operation_id, low + step):
+            high = low + step
+            break
+        low, step = low + step, step * 2
+    if high is None:
+        pytest.skip("the target serves blockNumber far beyond its transfers; the latest block cannot be located")
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if served_block(data, operation_id, middle) else (low, middle)
+    return low
+
+
+@pytest.mark.parametrize(("rule", "operation_id"), [
+    pytest.param("DATA-DEF-019", "listErc20Balances", marks=pytest.mark.rule("DATA-DEF-019"), id="listErc20Balances"),
+    pytest.param("DATA-DEF-020", "getNativeBalance", marks=pytest.mark.rule("DATA-DEF-020"), id="getNativeBalance")])
+def test_omitted_block_number_is_the_latest_block(data: DataApi, rule: str, operation_id: str) -> None:
+    """Without blockNumber the route answers with the balances at the latest block."""
+    exchange = data.call("listErc721Transactions", {"pageSize": 10})
+    seen = [int(n) for n in (checks.number(i.get("blockNumber")) for i in checks.items_of(
+        "listErc721Transactions", checks.served(exchange, rule, "listErc721Transactions")) if isinstance(i, dict))
+        if isinstance(n, (int, float))]
+    if not seen:
+        pytest.skip("no transfer shows a block number to start the search for the latest block from")
+    head = latest_block(data, operation_id, above=max(seen))
+    omitted = data.call(operation_id)
+    seen_omitted = comparable(operation_id, checks.served(omitted, rule, operation_id), "balances")
+    later = latest_block(data, operation_id, above=head)   # a live chain may have moved on meanwhile
+    candidates = [comparable(operation_id, checks.served(data.call(operation_id, {"blockNumber": str(block)}),
+                                                         rule, operation_id), "balances")
+                  for block in dict.fromkeys((head, later))]
+    check(seen_omitted in candidates, rule, f"{operation_id} without blockNumber does not answer at the latest block",
+          expected=f"the balances at block {head}" + (f" or {later}" if later != head else ""),
+          received=str(seen_omitted)[:300], exchange=omitted)

@@ -1,0 +1,185 @@
+"""Validator filters: validationStatus, nodeIds, subnetId and the fee percentage filters keep only what they name."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks import check, data as checks
+from conformance.clients.http import Exchange
+from conformance.suite.data.conftest import DataApi
+
+STATUSES = checks.enum("listValidators", "validationStatus")
+MAX = checks.page_size_limits("listValidators")[1]
+
+
+def validators(data: DataApi, rule: str, params: dict[str, Any], **path: str) -> tuple[Exchange, list[dict]]:
+    exchange = data.call("listValidators", {"pageSize": MAX, **params}, **path)
+    body = checks.served(exchange, rule, f"listValidators with {params}")
+    return exchange, [v for v in checks.items_of("listValidators", body) if isinstance(v, dict)]
+
+
+def assert_all(rule: str, items: list[dict], holds: Callable[[dict], bool], summary: str, expected: str,
+               exchange: Exchange, member: str) -> None:
+    wrong = [item.get(member) for item in items if not holds(item)]
+    check(not wrong, rule, summary, expected=expected, received=f"{member} values {wrong[:5]}", exchange=exchange)
+
+
+def fee(item: dict) -> float | None:
+    value = checks.number(item.get("delegationFee"))
+    return float(value) if value is not None else None
+
+
+@pytest.mark.rule("DATA-FLT-001")
+@pytest.mark.parametrize("status", STATUSES)
+def test_list_validators_status_filter(data: DataApi, status: str) -> None:
+    """listValidators with validationStatus returns only validators of that status."""
+    exchange, items = validators(data, "DATA-FLT-001", {"validationStatus": status})
+    assert_all("DATA-FLT-001", items, lambda v: v.get("validationStatus", status) == status,
+               f"validationStatus={status} returns other statuses", f"only {status}", exchange, "validationStatus")
+
+
+@pytest.mark.rule("DATA-FLT-002")
+@pytest.mark.parametrize("status", STATUSES)
+def test_validators_by_node_status_filter(data: DataApi, status: str) -> None:
+    """getValidatorsByNode with validationStatus returns only validations of that status."""
+    exchange = data.call("getValidatorsByNode", {"validationStatus": status, "pageSize": MAX})
+    items = checks.items_of("getValidatorsByNode", checks.served(exchange, "DATA-FLT-002", "getValidatorsByNode"))
+    assert_all("DATA-FLT-002", [v for v in items if isinstance(v, dict)],
+               lambda v: v.get("validationStatus", status) == status,
+               f"validationStatus={status} returns other statuses", f"only {status}", exchange, "validationStatus")
+
+
+@pytest.mark.rule("DATA-FLT-037")
+def test_validators_by_node_are_of_that_node(data: DataApi) -> None:
+    """getValidatorsByNode returns only validations of the node in the path."""
+    node = data.node_id()
+    exchange = data.call("getValidatorsByNode", {"pageSize": MAX}, nodeId=node)
+    items = checks.items_of("getValidatorsByNode", checks.served(exchange, "DATA-FLT-037", "getValidatorsByNode"))
+    assert_all("DATA-FLT-037", [v for v in items if isinstance(v, dict)], lambda v: v.get("nodeId", node) == node,
+               "validations of other nodes are returned", f"only nodeId {node}", exchange, "nodeId")
+
+
+def node_part(node: str) -> str:
+    """A distinctive inner part of a node ID (past the NodeID- prefix, without the last characters)."""
+    core = node.split("-", 1)[-1]
+    return core[2:-3] if len(core) > 10 else core
+
+
+@pytest.mark.rule("DATA-FLT-003")
+def test_node_ids_filter_matches_substrings(data: DataApi) -> None:
+    """listValidators with nodeIds returns only validators whose nodeId contains the value."""
+    part = node_part(data.node_id())[:6]
+    exchange, items = validators(data, "DATA-FLT-003", {"nodeIds": part})
+    assert_all("DATA-FLT-003", items, lambda v: part in str(v.get("nodeId", part)),
+               "nodeIds returns nodes that do not contain the value", f"node IDs containing {part!r}", exchange,
+               "nodeId")
+
+
+@pytest.mark.rule("DATA-FLT-004")
+def test_node_ids_part_finds_the_node(data: DataApi) -> None:
+    """listValidators with nodeIds set to part of a listed node ID returns that node."""
+    node = data.node_id()
+    exchange, items = validators(data, "DATA-FLT-004", {"nodeIds": node_part(node)})
+    check(node in {v.get("nodeId") for v in items}, "DATA-FLT-004", "a node is not found by part of its ID",
+          expected=f"{node} among the validators", received=sorted({str(v.get("nodeId")) for v in items})[:5],
+          exchange=exchange)
+
+
+@pytest.mark.rule("DATA-FLT-005")
+def test_two_node_ids_find_both(data: DataApi) -> None:
+    """listValidators with two comma-separated node IDs returns both nodes."""
+    nodes = list(dict.fromkeys(data.validator_node_ids))[:2]
+    if len(nodes) < 2:
+        pytest.skip("the target lists fewer than two nodes")
+    found: set[Any] = set()
+    walk = data.walk("listValidators", {"pageSize": MAX, "nodeIds": ",".join(nodes)})
+    if not walk.walk.pages:
+        checks.served(walk.walk.exchanges[0], "DATA-FLT-005", "listValidators with two nodeIds")
+    found = {v.get("nodeId") for v in walk.items if isinstance(v, dict)}
+    check(set(nodes) <= found or not walk.ended and found, "DATA-FLT-005", "two node IDs do not return both nodes",
+          expected=f"{nodes}", received=sorted(map(str, found))[:5], exchange=walk.walk.exchanges[0])
+
+
+def subnets(data: DataApi) -> tuple[str | None, str]:
+    """(the primary network's subnet ID when known, another subnet: seen among validators or blockchains)."""
+    _, items = validators(data, "DATA-FLT-006", {})
+    counts = Counter(v.get("subnetId") for v in items if isinstance(v.get("subnetId"), str))
+    primary = data.sample("primary_subnet_id") or (counts.most_common(1)[0][0] if counts else None)
+    if data.sample("subnet_id"):
+        return primary, data.need("subnet_id")
+    others = [s for s, _ in counts.most_common() if s != primary]
+    if not others:  # the listing may hide subnet validations: blockchains name their subnets too
+        exchange = data.call("listBlockchains", {"pageSize": 100})
+        chains = checks.items_of("listBlockchains", checks.served(exchange, "DATA-FLT-006", "listBlockchains"))
+        others = list(dict.fromkeys(c["subnetId"] for c in chains if isinstance(c, dict)
+                                    and isinstance(c.get("subnetId"), str) and c["subnetId"] != primary))
+    if not others:
+        pytest.skip("neither validators nor blockchains show a subnet other than the primary network")
+    return primary, others[-1]
+
+
+@pytest.mark.rule("DATA-FLT-006")
+def test_subnet_filter(data: DataApi) -> None:
+    """listValidators with subnetId returns only validators of that subnet."""
+    _, subnet = subnets(data)
+    exchange, items = validators(data, "DATA-FLT-006", {"subnetId": subnet})
+    assert_all("DATA-FLT-006", items, lambda v: v.get("subnetId", subnet) == subnet,
+               "subnetId returns validators of other subnets", f"only subnet {subnet}", exchange, "subnetId")
+
+
+@pytest.mark.rule("DATA-FLT-007")
+def test_without_subnet_all_subnets_are_returned(data: DataApi) -> None:
+    """listValidators without subnetId also returns what a subnetId filter for another subnet returns."""
+    _, subnet = subnets(data)
+    _, filtered = validators(data, "DATA-FLT-007", {"subnetId": subnet, "pageSize": 1})
+    if not filtered or not isinstance(filtered[0].get("nodeId"), str):
+        pytest.skip(f"subnet {subnet} lists no validator with a nodeId")
+    wanted = checks.identity("listValidators", filtered[0])
+    exchange, items = validators(data, "DATA-FLT-007", {"nodeIds": filtered[0]["nodeId"]})
+    check(wanted in {checks.identity("listValidators", v) for v in items}, "DATA-FLT-007",
+          "a subnet validation is missing when subnetId is absent", expected=f"the validation {wanted}",
+          received=f"{len(items)} validations of the node", exchange=exchange)
+
+
+@pytest.mark.parametrize(("rule", "parameter", "value"), [
+    pytest.param("DATA-FLT-008", "minFeePercentage", 2, marks=pytest.mark.rule("DATA-FLT-008"), id="min"),
+    pytest.param("DATA-FLT-009", "maxFeePercentage", 100, marks=pytest.mark.rule("DATA-FLT-009"), id="max")])
+def test_fee_filter_excludes_subnet_validations(data: DataApi, rule: str, parameter: str, value: int) -> None:
+    """A populated fee filter returns no subnet validation (their fee percentage is null)."""
+    exchange, items = validators(data, rule, {parameter: value})
+    primary = data.sample("primary_subnet_id")
+    assert_all(rule, items, lambda v: not ("delegationFee" in v and v["delegationFee"] is None),
+               f"{parameter} returns validations with a null fee", "no subnet validation", exchange, "delegationFee")
+    if primary:
+        assert_all(rule, items, lambda v: v.get("subnetId", primary) == primary,
+                   f"{parameter} returns subnet validations", "only primary network validations", exchange,
+                   "subnetId")
+
+
+@pytest.mark.parametrize(("rule", "parameter"), [
+    pytest.param("DATA-FLT-010", "minFeePercentage", marks=pytest.mark.rule("DATA-FLT-010"), id="min"),
+    pytest.param("DATA-FLT-011", "maxFeePercentage", marks=pytest.mark.rule("DATA-FLT-011"), id="max")])
+def test_fee_filter_bounds_the_fee(data: DataApi, rule: str, parameter: str) -> None:
+    """A fee filter returns only validators whose delegationFee is within it."""
+    _, seen = validators(data, rule, {"minFeePercentage": 2})
+    fees = sorted(f for f in map(fee, seen) if f is not None)
+    bound = fees[len(fees) // 2] if fees else 10.0
+    bound = min(max(bound, 2.0), 100.0)
+    exchange, items = validators(data, rule, {parameter: bound})
+    within = (lambda f: f >= bound) if parameter.startswith("min") else (lambda f: f <= bound)
+    assert_all(rule, items, lambda v: fee(v) is None or within(fee(v)), f"{parameter}={bound} returns fees beyond it",
+               f"delegationFee {'>=' if parameter.startswith('min') else '<='} {bound}", exchange, "delegationFee")
+
+
+@pytest.mark.rule("DATA-FLT-012")
+def test_range_filters_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """How many validators the capacity, time remaining and uptime filters leave is recorded."""
+    seen = {}
+    for params in ({}, {"minDelegationCapacity": "1000000000000"}, {"minTimeRemaining": 86400 * 30},
+                   {"minUptimePerformance": 99}):
+        exchange = data.call("listValidators", {"pageSize": MAX, **params})
+        seen[str(params or "none")] = len(checks.items_of("listValidators", exchange.json())) \
+            if exchange.status == 200 else exchange.status
+    observe("DATA-FLT-012", seen)

@@ -1,0 +1,218 @@
+"""Semantics: network and chain names that mean the same thing answer the same, and routes do what they say."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks import check, data as checks
+from conformance.suite.data.conftest import ALIASES, ROUTE_CHAIN, DataApi
+
+NETWORK_ROUTES = [op for op, o in checks.operations().items() if "{network}" in o.template]
+NETWORK_FREE = ("listBlockchains", "listValidators", "listTransactions", "listVerticesByHeight")
+EVM_ROUTES = [op for op, o in checks.operations().items() if "{chainId}" in o.template]
+COLON_ROUTES = [op for op, o in checks.operations().items() if ":" in o.template]
+CURRENCY_ROUTES = ["getDeployment", "listErc20Balances", "getNativeBalance"]
+
+
+def digest(operation_id: str, body: Any) -> Any:
+    """What two answers about the same data share: the item identities, or the route's one resource."""
+    if checks.operation(operation_id).list_member:
+        return [checks.identity(operation_id, item) for item in checks.items_of(operation_id, body)]
+    if operation_id == "getNativeBalance":
+        return (body.get("nativeTokenBalance") or {}).get("balance") if isinstance(body, dict) else None
+    return (body.get("nativeTransaction") or {}).get("txHash") if isinstance(body, dict) else None
+
+
+def same_answer(data: DataApi, rule: str, operation_id: str, first: dict[str, str], second: dict[str, str],
+                params: dict[str, Any] | None = None) -> None:
+    """Both requests are served with the same data (read twice when a live target moved in between)."""
+    a = data.call(operation_id, params, **first)
+    b = data.call(operation_id, params, **second)
+    left, right = (digest(operation_id, checks.served(x, rule, f"{operation_id} with {p}"))
+                   for x, p in ((a, first), (b, second)))
+    if left != right:
+        again = data.call(operation_id, params, **first)
+        left = digest(operation_id, checks.served(again, rule, operation_id))
+    check(left == right, rule, f"{operation_id} answers {first} and {second} differently",
+          expected=f"the same data for {first} and {second}", received=f"{str(left)[:200]} vs {str(right)[:200]}",
+          exchange=b)
+
+
+@pytest.mark.rule("DATA-SEM-001")
+@pytest.mark.parametrize("operation_id", NETWORK_ROUTES)
+def test_fuji_and_testnet_are_the_same_network(data: DataApi, operation_id: str) -> None:
+    """fuji and testnet return the same data for the same request."""
+    path: dict[str, str] = {}
+    if data.network not in ("fuji", "testnet"):
+        if operation_id not in NETWORK_FREE:
+            pytest.skip(f"the {operation_id} identifiers belong to {data.network}")
+        if "{blockchainId}" in checks.operation(operation_id).template:
+            path["blockchainId"] = ALIASES[ROUTE_CHAIN[operation_id]]
+    params = {"pageSize": 5} if operation_id != "listVerticesByHeight" else None
+    same_answer(data, "DATA-SEM-001", operation_id, {**path, "network": "fuji"}, {**path, "network": "testnet"},
+                params)
+
+
+@pytest.mark.rule("DATA-SEM-002")
+@pytest.mark.parametrize("chain", ["p-chain", "c-chain", "p_chain_id", "c_chain_id"])
+def test_vertices_refuse_other_chains(data: DataApi, observe: Callable[[str, Any], None], chain: str) -> None:
+    """listVerticesByHeight refuses the P-Chain and C-Chain, by ID or alias."""
+    blockchain = data.need(chain) if chain.endswith("_id") else chain
+    exchange = data.call("listVerticesByHeight", blockchainId=blockchain)
+    observe("DATA-SEM-004", {"chain": chain, "status": exchange.status})
+    checks.refused(exchange, "DATA-SEM-002", f"listVerticesByHeight on {blockchain}")
+
+
+@pytest.mark.rule("DATA-SEM-003")
+@pytest.mark.parametrize("chain", ["x-chain", "x_chain_id", "x_chain_vertex_id"])
+def test_vertices_accept_the_x_chain(data: DataApi, chain: str) -> None:
+    """listVerticesByHeight accepts the X-Chain ID, its vertex-era ID and x-chain."""
+    blockchain = data.need(chain) if chain.endswith("_id") else chain
+    checks.served(data.call("listVerticesByHeight", blockchainId=blockchain), "DATA-SEM-003",
+                  f"listVerticesByHeight on {blockchain}")
+
+
+@pytest.mark.rule("DATA-SEM-004")
+def test_vertices_on_other_chains_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """The status listVerticesByHeight answers for a chain other than the X-Chain is recorded."""
+    exchange = data.call("listVerticesByHeight", blockchainId="c-chain")
+    observe("DATA-SEM-004", {"chain": "c-chain", "status": exchange.status})
+
+
+@pytest.mark.rule("DATA-SEM-005")
+@pytest.mark.parametrize("alias", list(ALIASES.values()))
+@pytest.mark.parametrize("operation_id", ["listUtxos", "listTransactions", "listBlocksByNode"])
+def test_aliases_are_accepted(data: DataApi, operation_id: str, alias: str) -> None:
+    """The aliases p-chain, x-chain and c-chain are accepted as blockchainId."""
+    body = {"addresses": _bare(data.need("p_chain_address"))} if operation_id == "listUtxos" else None
+    exchange = data.call(operation_id, {"pageSize": 1}, blockchainId=alias,
+                         **({"body": body} if body else {}))
+    checks.served(exchange, "DATA-SEM-005", f"{operation_id} on {alias}")
+
+
+def _bare(address: str) -> str:
+    return address[2:] if len(address) > 2 and address[1] == "-" else address
+
+
+@pytest.mark.rule("DATA-SEM-006")
+@pytest.mark.parametrize("operation_id", ["listUtxos", "listTransactions", "listVerticesByHeight",
+                                          "listBlocksByNode"])
+def test_alias_is_the_chain(data: DataApi, operation_id: str) -> None:
+    """An alias returns the same data as the chain ID it stands for."""
+    letter = ROUTE_CHAIN[operation_id]
+    chain_id = data.need(f"{letter}_chain_id")
+    same_answer(data, "DATA-SEM-006", operation_id, {"blockchainId": ALIASES[letter]}, {"blockchainId": chain_id},
+                {"pageSize": 5})
+
+
+@pytest.mark.rule("DATA-SEM-007")
+def test_filters_without_addresses_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """Whether listTransactions without addresses refuses or ignores txTypes and timestamps is recorded."""
+    seen = {}
+    for params in ({"txTypes": "BaseTx"}, {"startTimestamp": 1}, {"endTimestamp": 1}):
+        exchange = data.call("listTransactions", {"pageSize": 5, **params})
+        seen[next(iter(params))] = exchange.status
+    observe("DATA-SEM-007", seen)
+
+
+@pytest.mark.rule("DATA-SEM-008")
+def test_chain_letter_prefix_is_optional(data: DataApi) -> None:
+    """listTransactions returns the same transactions for an address with and without its chain letter prefix."""
+    address = _bare(data.need("p_chain_address"))
+    with_prefix = data.call("listTransactions", {"addresses": f"P-{address}", "pageSize": 10})
+    without = data.call("listTransactions", {"addresses": address, "pageSize": 10})
+    left = digest("listTransactions", checks.served(with_prefix, "DATA-SEM-008", "listTransactions with P-"))
+    right = digest("listTransactions", checks.served(without, "DATA-SEM-008", "listTransactions without P-"))
+    if left != right:
+        right = digest("listTransactions", checks.served(data.call("listTransactions", {"addresses": address,
+                                                                                          "pageSize": 10}),
+                                                         "DATA-SEM-008", "listTransactions"))
+    check(left == right, "DATA-SEM-008", "the chain letter prefix changes the transactions returned",
+          expected="the same transactions", received=f"{left[:3]} vs {right[:3]}", exchange=without)
+
+
+@pytest.mark.rule("DATA-SEM-009")
+def test_c_chain_accepts_evm_addresses(data: DataApi) -> None:
+    """listTransactions on the C-Chain accepts 0x EVM addresses."""
+    address = data.sample("c_chain_evm_address") or data.need("evm_address")
+    checks.served(data.call("listTransactions", {"addresses": address, "pageSize": 5}, blockchainId=data.chain("c")),
+                  "DATA-SEM-009", "listTransactions on the C-Chain with a 0x address")
+
+
+@pytest.mark.rule("DATA-SEM-010")
+@pytest.mark.parametrize("operation_id", EVM_ROUTES)
+def test_blockchain_id_is_the_evm_chain(data: DataApi, operation_id: str) -> None:
+    """An EVM chain's blockchain ID as chainId returns the same data as its EVM chain ID."""
+    chain_id = data.need("evm_chain_id")
+    blockchain_id = data.sample("evm_blockchain_id") or data.endpoints.evm_chain
+    if not blockchain_id or blockchain_id == chain_id:
+        pytest.skip("needs both the EVM chain ID and the blockchain ID")
+    params = {"pageSize": 5} if checks.operation(operation_id).list_member else None
+    same_answer(data, "DATA-SEM-010", operation_id, {"chainId": chain_id}, {"chainId": blockchain_id}, params)
+
+
+@pytest.mark.rule("DATA-SEM-011")
+def test_deployment_is_the_native_transaction(data: DataApi) -> None:
+    """getDeployment for a contract returns the deploying transaction as nativeTransaction."""
+    exchange = data.first("getDeployment")
+    body = checks.served(exchange, "DATA-SEM-011", "getDeployment")
+    native = body.get("nativeTransaction") if isinstance(body, dict) else None
+    check(isinstance(native, dict) and native.get("txHash"), "DATA-SEM-011",
+          "getDeployment does not return the deploying transaction", expected="a nativeTransaction with a txHash",
+          received=native, exchange=exchange)
+    expected = data.sample("deployment_tx_hash")
+    if expected:
+        check(str(native.get("txHash")).lower() == expected.lower(), "DATA-SEM-011",
+              "getDeployment returns another transaction", expected=expected, received=native.get("txHash"),
+              exchange=exchange)
+
+
+@pytest.mark.rule("DATA-SEM-012")
+def test_deployment_of_a_wallet_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """What getDeployment answers for an address that is not a contract is recorded."""
+    exchange = data.call("getDeployment", address=data.need("evm_address"))
+    observe("DATA-SEM-012", {"status": exchange.status, "body": exchange.text(200)})
+
+
+@pytest.mark.rule("DATA-SEM-013")
+@pytest.mark.parametrize("currency", ["eur", "jpy"])
+@pytest.mark.parametrize("operation_id", CURRENCY_ROUTES)
+def test_prices_use_the_requested_currency(data: DataApi, operation_id: str, currency: str) -> None:
+    """Price values carry the requested currency as currencyCode."""
+    exchange = data.call(operation_id, {"currency": currency})
+    body = checks.served(exchange, "DATA-SEM-013", f"{operation_id} with currency={currency}")
+    codes = list(checks.formatted_values(body, checks.operation(operation_id).response_schema, fmt="lowercase",
+                                         within="Price"))
+    if not codes:
+        pytest.skip(f"the {operation_id} answer holds no Price value")
+    wrong = [(p, v) for p, v in codes if str(v).lower() != currency]
+    check(not wrong, "DATA-SEM-013", f"Price values do not use currency={currency}",
+          expected=f"currencyCode {currency!r}", received="; ".join(f"{p} = {v!r}" for p, v in wrong[:5]),
+          exchange=exchange)
+
+
+@pytest.mark.rule("DATA-SEM-014")
+def test_transfers_of_a_wallet_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """What listTokenTransfers answers for an address that is not a token contract is recorded."""
+    exchange = data.call("listTokenTransfers", address=data.need("evm_address"))
+    observe("DATA-SEM-014", {"status": exchange.status})
+
+
+@pytest.mark.rule("DATA-SEM-015")
+@pytest.mark.parametrize("operation_id", COLON_ROUTES)
+def test_action_suffix_is_a_literal_colon(data: DataApi, operation_id: str) -> None:
+    """The route is served at its literal path with an unencoded colon."""
+    exchange = data.first(operation_id)
+    action = checks.operation(operation_id).template.rsplit(":", 1)[1]
+    assert f":{action}" in exchange.url, f"the request went out without a literal colon: {exchange.url}"
+    checks.served(exchange, "DATA-SEM-015", f"{operation_id} at its literal path")
+
+
+@pytest.mark.rule("DATA-SEM-016")
+def test_chains_listing_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
+    """What GET /v1/chains answers is recorded."""
+    exchange = data.rest.get("/v1/chains")
+    body = exchange.json() if exchange.is_json() else None
+    observe("DATA-SEM-016", {"status": exchange.status,
+                             "members": sorted(body) if isinstance(body, dict) else type(body).__name__})
