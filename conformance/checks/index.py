@@ -1,0 +1,199 @@
+"""Index API checks: the Container shape, and range reasoning that tolerates an index growing during the run."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from conformance import specs
+from conformance.checks import check, fail
+from conformance.checks.envelope import is_error, result_of
+from conformance.checks.shapes import schema_errors
+from conformance.clients.http import Exchange
+from conformance.clients.jsonrpc import JsonRpcClient
+
+ENCODING = "hex"
+#: Container member -> the rule deciding it (RPC-IDX-011, the 0x prefix, is only recorded).
+CONTAINER_RULES = {"id": "RPC-IDX-009", "bytes": "RPC-IDX-010", "timestamp": "RPC-IDX-012",
+                   "encoding": "RPC-IDX-013", "index": "RPC-IDX-014"}
+_DECIMAL = re.compile(r"^(0|[1-9][0-9]*)$")
+_TIME_FIELDS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})")
+#: How often a check re-reads a growing index before it decides.
+REREADS = 3
+
+
+def index_paths() -> list[str]:
+    """The paths of the Index API under the node URL, from the servers of specs/openrpc/index.json."""
+    return [urlsplit(server["url"].replace("{node_url}", "http://node")).path
+            for server in specs.openrpc("index")["servers"]]
+
+
+def legacy_paths() -> list[str]:
+    return [urlsplit(server["url"].replace("{node_url}", "http://node")).path
+            for server in specs.openrpc("index")["servers"] if server.get("x-frozen")]
+
+
+def max_fetch() -> int:
+    """The documented maximum of numToFetch, read from the spec."""
+    return int(param_schema("index.getContainerRange", "numToFetch")["maximum"])
+
+
+def param_schema(method: str, name: str) -> dict[str, Any]:
+    for param in specs.rpc_method("index", method)["params"]:
+        if param["name"] == name:
+            return param["schema"]
+    raise KeyError(f"{method} has no param {name}")
+
+
+def position(container: Any) -> int | None:
+    """The index a container carries, when it is a decimal string (or, leniently, an integer)."""
+    value = container.get("index") if isinstance(container, dict) else None
+    if isinstance(value, str) and _DECIMAL.match(value):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def container_problems(container: Any) -> dict[str, str]:
+    """Rule ID -> what is wrong, for every Container member that breaks its documented form."""
+    if not isinstance(container, dict):
+        return {rule: f"the container is not an object: {container!r}"[:200] for rule in CONTAINER_RULES.values()}
+    schema = specs.openrpc("index")["components"]["schemas"]["Container"]
+    problems: dict[str, str] = {}
+    for member, rule in CONTAINER_RULES.items():
+        if member not in container:
+            problems[rule] = f"{member} is absent"
+            continue
+        errors = schema_errors(container[member], schema["properties"][member], api="index")
+        if errors:
+            problems[rule] = f"{member}={container[member]!r}: {errors[0]}"
+    if "RPC-IDX-012" not in problems and not _plausible_time(container["timestamp"]):
+        problems["RPC-IDX-012"] = f"timestamp={container['timestamp']!r} is not a valid date and time"
+    if "RPC-IDX-010" not in problems and len(container["bytes"].removeprefix("0x")) % 2:
+        problems["RPC-IDX-010"] = "bytes has an odd number of hex digits"
+    return problems
+
+
+def _plausible_time(text: str) -> bool:
+    match = _TIME_FIELDS.match(text)
+    if not match:
+        return False
+    _, month, day, hour, minute, second = map(int, match.groups())
+    return 1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60
+
+
+def check_container(container: Any, *, exchange: Exchange, what: str, rules: tuple[str, ...] = ()) -> None:
+    """Fails the first Container rule (of `rules`, default all) that `container` breaks."""
+    for rule, problem in container_problems(container).items():
+        if not rules or rule in rules:
+            fail(rule, f"{what} does not have the documented Container form", expected="the Container shape",
+                 received=problem, exchange=exchange)
+
+
+def same_container(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two answers describe the same container: every documented member is equal."""
+    return all(a.get(member) == b.get(member) for member in CONTAINER_RULES)
+
+
+def differences(a: dict[str, Any], b: dict[str, Any]) -> str:
+    return "; ".join(f"{m}: {a.get(m)!r} vs {b.get(m)!r}" for m in CONTAINER_RULES if a.get(m) != b.get(m))
+
+
+@dataclass
+class IndexAt:
+    """One Index API path and the calls the checks make on it."""
+
+    path: str
+    client: JsonRpcClient
+
+    @property
+    def name(self) -> str:
+        return self.path.removeprefix("/ext/")
+
+    def last_accepted(self) -> Exchange:
+        return self.client.call("index.getLastAccepted", {"encoding": ENCODING})
+
+    def by_index(self, index: int) -> Exchange:
+        return self.client.call("index.getContainerByIndex", {"index": index, "encoding": ENCODING})
+
+    def by_id(self, container_id: str) -> Exchange:
+        return self.client.call("index.getContainerByID", {"id": container_id, "encoding": ENCODING})
+
+    def range(self, start: int, count: int) -> Exchange:
+        return self.client.call("index.getContainerRange",
+                                {"startIndex": start, "numToFetch": count, "encoding": ENCODING})
+
+    def get_index(self, container_id: str) -> Exchange:
+        return self.client.call("index.getIndex", {"id": container_id, "encoding": ENCODING})
+
+    def is_accepted(self, container_id: str) -> Exchange:
+        return self.client.call("index.isAccepted", {"id": container_id, "encoding": ENCODING})
+
+    def last_position(self) -> int | None:
+        """The index of the last accepted container now, or None when it cannot be read."""
+        exchange = self.last_accepted()
+        if is_error(exchange) or not exchange.is_json():
+            return None
+        return position(exchange.json().get("result")) if isinstance(exchange.json(), dict) else None
+
+
+def range_items(exchange: Exchange, rule_id: str, what: str) -> list[Any]:
+    """The containers of a getContainerRange result (null counts as none); fails `rule_id` otherwise."""
+    result = result_of(exchange, rule_id, what)
+    if result is None:
+        return []
+    check(isinstance(result, list), rule_id, f"{what} does not return an array", expected="an array of Container",
+          received=result, exchange=exchange)
+    return result
+
+
+def check_consecutive(items: list[Any], start: int, exchange: Exchange) -> None:
+    """RPC-IDX-001: container i of a range carries index startIndex + i."""
+    for offset, container in enumerate(items):
+        check(position(container) == start + offset, "RPC-IDX-001",
+              f"container {offset} of the range starting at {start} is out of order",
+              expected=f'index "{start + offset}"', received=f"index {container.get('index')!r}"
+              if isinstance(container, dict) else container, exchange=exchange)
+
+
+def beyond_last_refused(index: IndexAt, known_last: int, offset: int) -> tuple[bool, Exchange]:
+    """Whether a range starting `offset` past the last accepted index is refused, re-reading a growing index.
+
+    A result is only held against the target when the last accepted index, read again afterwards, is still
+    below the start: a container accepted meanwhile legitimately moves the boundary.
+    """
+    last = known_last
+    exchange = index.range(last + offset, 1)
+    for _ in range(REREADS):
+        if is_error(exchange):
+            return True, exchange
+        now = index.last_position()
+        if now is None or now < last + offset:
+            return False, exchange
+        last = now
+        exchange = index.range(last + offset, 1)
+    return True, exchange  # the index outran every attempt: nothing can be held against it
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def cb58(data: bytes) -> str:
+    """base58 with a 4-byte SHA-256 checksum: the form of container IDs."""
+    import hashlib
+
+    raw = data + hashlib.sha256(data).digest()[-4:]
+    value, out = int.from_bytes(raw, "big"), ""
+    while value:
+        value, rem = divmod(value, 58)
+        out = _B58[rem] + out
+    return "1" * (len(raw) - len(raw.lstrip(b"\0"))) + out
+
+
+def unknown_id() -> str:
+    """A well-formed container ID that no index holds (32 bytes no chain would produce by chance)."""
+    import hashlib
+
+    return cb58(hashlib.sha256(b"conformance suite: an ID that names no container").digest())

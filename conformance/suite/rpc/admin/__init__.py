@@ -1,0 +1,1 @@
+"""Admin API tests; state-changing ones run only with --allow-mutations."""

@@ -1,0 +1,93 @@
+"""Fixtures of the node JSON-RPC suite: the index paths, discovered containers, and whether Admin is enabled."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks.envelope import is_response_object, unserved
+from conformance.checks.index import IndexAt, index_paths, position
+from conformance.clients.jsonrpc import JsonRpcClient
+
+PATHS = index_paths()
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a test may rely on about one index: the last accepted container when the run began."""
+
+    last: int
+    container: dict[str, Any]
+
+
+@pytest.fixture(scope="session", params=PATHS, ids=[path.removeprefix("/ext/index/") for path in PATHS])
+def index_at(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient],
+             index_served: set[str]) -> IndexAt:
+    """One documented Index API path (every test taking it runs at each of them)."""
+    if not index_served:
+        pytest.skip("the Index API is not enabled on this node (no index path answers JSON-RPC)")
+    return IndexAt(request.param, rpc_at(request.param))
+
+
+@pytest.fixture(scope="session")
+def index_served(rpc_at: Callable[[str], JsonRpcClient]) -> set[str]:
+    """The index paths that answer JSON-RPC at all; none means the node runs without --index-enabled."""
+    served = set()
+    for path in PATHS:
+        exchange = rpc_at(path).call("index.getLastAccepted", {"encoding": "hex"})
+        if is_response_object(exchange) and exchange.status != 404:
+            served.add(path)
+    return served
+
+
+@pytest.fixture(scope="session")
+def known_by_path() -> dict[str, Known | None]:
+    return {}
+
+
+@pytest.fixture
+def known(index_at: IndexAt, known_by_path: dict[str, Known | None]) -> Known:
+    """The last accepted container of this index, read once per run; skips for an empty index."""
+    if index_at.path not in known_by_path:
+        exchange = index_at.last_accepted()
+        result = exchange.json().get("result") if exchange.is_json() and isinstance(exchange.json(), dict) else None
+        last = position(result)
+        known_by_path[index_at.path] = Known(last, result) if last is not None else None
+    found = known_by_path[index_at.path]
+    if found is None:
+        pytest.skip(f"{index_at.path} has no containers (or index.getLastAccepted gives none)")
+    return found
+
+
+@pytest.fixture(scope="session")
+def admin_api(admin: JsonRpcClient) -> JsonRpcClient:
+    """The Admin API client; skips when the node does not enable it (--api-admin-enabled)."""
+    if unserved(admin.call("admin.getLoggerLevel", {})):
+        pytest.skip("the Admin API is not enabled on this node (/ext/admin does not answer admin.getLoggerLevel)")
+    return admin
+
+
+@pytest.fixture(scope="session")
+def blockchain_id(endpoints, sample) -> str:  # type: ignore[no-untyped-def]
+    """The EVM chain's blockchain ID (admin calls take the ID, not an alias)."""
+    from conformance.checks.admin import is_blockchain_id
+
+    chain = endpoints.evm_chain
+    return chain if chain and is_blockchain_id(chain) else sample("blockchain_id")
+
+
+@pytest.fixture
+def fresh_alias(request: pytest.FixtureRequest) -> str:
+    """An alias no node has yet: a fixed prefix and random letters."""
+    import secrets
+
+    return f"conformance-{secrets.token_hex(6)}"
+
+
+@pytest.fixture(scope="session")
+def blockchain_id_or_none(endpoints) -> str | None:  # type: ignore[no-untyped-def]
+    from conformance.checks.admin import is_blockchain_id
+
+    chain = endpoints.evm_chain
+    return chain if chain and is_blockchain_id(chain) else endpoints.sample("blockchain_id")

@@ -1,0 +1,1 @@
+"""EVM chain RPC tests of the extra methods the document describes."""

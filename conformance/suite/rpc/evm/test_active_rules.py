@@ -1,0 +1,86 @@
+"""eth_getActiveRulesAt and the deprecated eth_getActivePrecompilesAt, with and without a timestamp."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks import check
+from conformance.checks.envelope import is_error, result_of, unserved
+from conformance.checks.members import check_member
+from conformance.checks.shapes import assert_shape, component
+from conformance.clients.http import Exchange
+from conformance.clients.jsonrpc import JsonRpcClient
+from conformance import specs
+
+RULES = specs.openrpc("evm")["components"]["schemas"]["ActiveRules"]["properties"]
+
+
+def active_rules(evm: JsonRpcClient, params: list[Any], rule_id: str) -> tuple[dict[str, Any], Exchange]:
+    """The eth_getActiveRulesAt result for `params`, checked member by member."""
+    exchange = evm.call("eth_getActiveRulesAt", params)
+    result = result_of(exchange, rule_id, f"eth_getActiveRulesAt {params}")
+    what = "eth_getActiveRulesAt result"
+    for member, rule in (("ethRules", "RPC-EVM-022"), ("networkRules", "RPC-EVM-023"), ("precompiles", "RPC-EVM-024")):
+        check_member(rule, result, member, RULES[member], api="evm", what=what, exchange=exchange)
+    return result, exchange
+
+
+def block_time(evm: JsonRpcClient, tag: str) -> int | None:
+    """A block's timestamp through the standard eth_getBlockByNumber (its shape is only observed)."""
+    exchange = evm.call("eth_getBlockByNumber", [tag, False])
+    result = exchange.json().get("result") if exchange.is_json() and isinstance(exchange.json(), dict) else None
+    stamp = result.get("timestamp") if isinstance(result, dict) else None
+    try:
+        return int(stamp, 16) if isinstance(stamp, str) else None
+    except ValueError:
+        return None
+
+
+@pytest.mark.rule("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-025")
+def test_active_rules_without_timestamp(evm: JsonRpcClient) -> None:
+    """eth_getActiveRulesAt without a timestamp answers with ethRules, networkRules and precompiles."""
+    active_rules(evm, [], "RPC-EVM-025")
+
+
+@pytest.mark.rule("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-026")
+@pytest.mark.parametrize("timestamp", ["zero", "genesis", "head"])
+def test_active_rules_at_timestamp(evm: JsonRpcClient, timestamp: str) -> None:
+    """eth_getActiveRulesAt answers with an unsigned integer timestamp."""
+    value = 0 if timestamp == "zero" else block_time(evm, "0x0" if timestamp == "genesis" else "latest")
+    if value is None:
+        pytest.skip("eth_getBlockByNumber gives no block timestamp")
+    active_rules(evm, [value], "RPC-EVM-026")
+
+
+@pytest.mark.rule("RPC-EVM-027")
+def test_active_rules_default_to_the_latest_block(evm: JsonRpcClient) -> None:
+    """eth_getActiveRulesAt without a timestamp gives the rules at the latest block timestamp."""
+    before = block_time(evm, "latest")
+    exchange = evm.call("eth_getActiveRulesAt", [])
+    default = result_of(exchange, "RPC-EVM-027", "eth_getActiveRulesAt without a timestamp")
+    after = block_time(evm, "latest")
+    if before is None or after is None:
+        pytest.skip("eth_getBlockByNumber gives no latest block timestamp")
+    # The head may move during the reads: the default must match the rules at one of the head's timestamps.
+    candidates = [result_of(evm.call("eth_getActiveRulesAt", [stamp]), "RPC-EVM-026", "eth_getActiveRulesAt")
+                  for stamp in sorted({before, after})]
+    check(default in candidates, "RPC-EVM-027", "eth_getActiveRulesAt without a timestamp differs from the rules "
+          "at the latest block timestamp", expected=f"the rules at timestamp {after}: {candidates[-1]}",
+          received=default, exchange=exchange)
+
+
+@pytest.mark.rule("RPC-EVM-028", "RPC-EVM-029")
+@pytest.mark.parametrize("params", [[], "head"], ids=["default", "timestamp"])
+def test_active_precompiles_when_served(evm: JsonRpcClient, params: Any, observe: Callable[[str, Any], None]) -> None:
+    """eth_getActivePrecompilesAt, when still served, maps config names to adminAddresses and blockTimestamp."""
+    if params == "head":
+        stamp = block_time(evm, "latest")
+        params = [stamp] if stamp is not None else [0]
+    exchange = evm.call("eth_getActivePrecompilesAt", params)
+    observe("RPC-EVM-029", {"served": not is_error(exchange), "unknown method": unserved(exchange)})
+    if is_error(exchange):
+        pytest.skip("eth_getActivePrecompilesAt (deprecated) is not served")
+    result = result_of(exchange, "RPC-EVM-028", "eth_getActivePrecompilesAt")
+    assert_shape("RPC-EVM-028", result, component("evm", "ActivePrecompiles"), api="evm",
+                 what="eth_getActivePrecompilesAt result", exchange=exchange)

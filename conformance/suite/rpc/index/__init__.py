@@ -1,0 +1,1 @@
+"""Index API tests, run at every documented index path."""

@@ -1,0 +1,43 @@
+"""The encoding parameter: only hex is accepted; the answer without it is recorded."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks.envelope import expect_refusal, is_error
+from conformance.checks.index import IndexAt
+from conformance.suite.rpc.conftest import Known
+
+METHODS = ["index.getContainerByID", "index.getContainerByIndex", "index.getContainerRange", "index.getIndex",
+           "index.getLastAccepted", "index.isAccepted"]
+#: Encodings other nodes and older versions know; the Index API takes none of them.
+OTHER_ENCODINGS = ["cb58", "json"]
+
+
+def params_for(method: str, known: Known) -> dict[str, Any]:
+    """Params of `method` that are valid apart from the encoding."""
+    return {"index.getContainerByID": {"id": known.container.get("id")},
+            "index.getContainerByIndex": {"index": known.last},
+            "index.getContainerRange": {"startIndex": known.last, "numToFetch": 1},
+            "index.getIndex": {"id": known.container.get("id")},
+            "index.getLastAccepted": {},
+            "index.isAccepted": {"id": known.container.get("id")}}[method]
+
+
+@pytest.mark.rule("RPC-IDX-015")
+@pytest.mark.parametrize("encoding", OTHER_ENCODINGS)
+@pytest.mark.parametrize("method", METHODS)
+def test_encoding_other_than_hex_is_rejected(index_at: IndexAt, known: Known, method: str, encoding: str) -> None:
+    """An Index API method rejects an encoding other than hex."""
+    exchange = index_at.client.call(method, {**params_for(method, known), "encoding": encoding})
+    expect_refusal(exchange, "RPC-IDX-015", f"{method} with encoding {encoding!r}")
+
+
+@pytest.mark.rule("RPC-IDX-016")
+@pytest.mark.parametrize("method", METHODS)
+def test_call_without_encoding_is_recorded(index_at: IndexAt, known: Known, method: str,
+                                           observe: Callable[[str, Any], None]) -> None:
+    """The answer of an Index API call without encoding is recorded."""
+    exchange = index_at.client.call(method, params_for(method, known))
+    observe("RPC-IDX-016", {"path": index_at.path, "method": method, "refused": is_error(exchange)})

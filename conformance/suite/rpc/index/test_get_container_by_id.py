@@ -1,0 +1,38 @@
+"""index.getContainerByID: the container with that ID, the same one as at its index."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks import check
+from conformance.checks.envelope import record_error, result_of
+from conformance.checks.index import IndexAt, differences, position, same_container, unknown_id
+from conformance.suite.rpc.conftest import Known
+
+
+@pytest.mark.rule("RPC-IDX-018")
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_container_by_id_is_the_one_at_its_index(index_at: IndexAt, known: Known, where: str) -> None:
+    """index.getContainerByID returns the container with that ID, the one index.getContainerByIndex gives."""
+    wanted = 0 if where == "first" else known.last
+    at_index = result_of(index_at.by_index(wanted), "RPC-IDX-018", f"index.getContainerByIndex {wanted}")
+    check(isinstance(at_index, dict) and isinstance(at_index.get("id"), str), "RPC-IDX-018",
+          "index.getContainerByIndex gives no container ID to look up", expected="a container with a string id",
+          received=at_index)
+    exchange = index_at.by_id(at_index["id"])
+    by_id = result_of(exchange, "RPC-IDX-018", "index.getContainerByID of a container in the index")
+    check(isinstance(by_id, dict) and same_container(by_id, at_index) and position(by_id) == wanted, "RPC-IDX-018",
+          "index.getContainerByID returns another container than the one at its index",
+          expected=f"the container at index {wanted}", received=differences(by_id, at_index)
+          if isinstance(by_id, dict) else by_id, exchange=exchange)
+
+
+@pytest.mark.rule("RPC-IDX-025")
+def test_container_by_unknown_id_is_recorded(index_at: IndexAt, observe: Callable[[str, Any], None]) -> None:
+    """The answer of index.getContainerByID for an ID no index holds is recorded."""
+    exchange = index_at.by_id(unknown_id())
+    body = exchange.json() if exchange.is_json() else None
+    observe("RPC-IDX-025", {"path": index_at.path, "status": exchange.status,
+                            "answer": sorted(body) if isinstance(body, dict) else exchange.text(100)})
+    record_error(observe, exchange)

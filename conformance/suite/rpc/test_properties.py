@@ -1,0 +1,121 @@
+"""Property-based tests: valid params give the documented shape; invalid params give a JSON-RPC error."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+from hypothesis import given, strategies as st
+
+from conformance.checks import check
+from conformance.checks.envelope import check_envelope, expect_refusal, is_error, record_error, result_of
+from conformance.checks.index import IndexAt, check_consecutive, check_container, max_fetch, param_schema, range_items
+from conformance.checks.shapes import assert_shape, component
+from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
+from conformance.suite.rpc.conftest import Known
+
+MAX = max_fetch()
+#: Drawn ranges stay small to keep each example one cheap request; the maximum itself is a boundary case below.
+DRAWN_FETCH = 16
+INDEX_READS = ["index.getContainerByID", "index.getContainerByIndex", "index.getContainerRange", "index.getIndex",
+               "index.getLastAccepted", "index.isAccepted"]
+ENVELOPE = ("RPC-ENV-001", "RPC-ENV-005", "RPC-ENV-006", "RPC-ENV-007", "RPC-ENV-015")
+
+
+@pytest.mark.rule("RPC-IDX-001", "RPC-IDX-007", "RPC-IDX-008", "RPC-IDX-002")
+def test_drawn_ranges_are_consecutive_and_complete(index_at: IndexAt, known: Known) -> None:
+    """Any range inside the index returns consecutive containers, all that exist up to numToFetch."""
+    @given(data=st.data())
+    def holds(data: st.DataObject) -> None:
+        start, count = data.draw(container_ranges(last_index=known.last, max_fetch=DRAWN_FETCH))
+        exchange = index_at.range(start, count)
+        items = range_items(exchange, "RPC-IDX-008", f"index.getContainerRange {start}+{count}")
+        check(min(count, known.last + 1 - start) <= len(items) <= count, "RPC-IDX-007",
+              "a range does not return the containers that exist", expected=f"{min(count, known.last + 1 - start)} "
+              f"to {count} containers", received=f"{len(items)} containers", exchange=exchange)
+        check_consecutive(items, start, exchange)
+
+    holds()
+
+
+@pytest.mark.rule("RPC-IDX-017", "RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012", "RPC-IDX-013", "RPC-IDX-014")
+def test_drawn_indexes_give_that_container(index_at: IndexAt, known: Known) -> None:
+    """index.getContainerByIndex of any index up to the last accepted gives a Container carrying that index."""
+    @given(data=st.data())
+    def holds(data: st.DataObject) -> None:
+        wanted = data.draw(st.integers(min_value=0, max_value=known.last), label="index")
+        params = data.draw(valid_params("index.getContainerByIndex", api="index", fixed={"index": wanted}))
+        exchange = index_at.client.call("index.getContainerByIndex", params)
+        container = result_of(exchange, "RPC-IDX-017", "index.getContainerByIndex")
+        check_container(container, exchange=exchange, what="index.getContainerByIndex result")
+        check(container["index"] == str(params["index"]), "RPC-IDX-017", "index.getContainerByIndex gives another "
+              "container", expected=f'index "{params["index"]}"', received=container["index"], exchange=exchange)
+
+    holds()
+
+
+@pytest.mark.rule("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-026")
+def test_drawn_timestamps_give_active_rules(evm: JsonRpcClient) -> None:
+    """eth_getActiveRulesAt answers any unsigned timestamp (or none) with the Active rules shape."""
+    @given(data=st.data())
+    def holds(data: st.DataObject) -> None:
+        params = data.draw(valid_params("eth_getActiveRulesAt", api="evm"))
+        exchange = evm.call("eth_getActiveRulesAt", params)
+        result = result_of(exchange, "RPC-EVM-026", f"eth_getActiveRulesAt {params}")
+        assert_shape("RPC-EVM-022", result, component("evm", "ActiveRules"), api="evm",
+                     what="eth_getActiveRulesAt result", exchange=exchange)
+
+    holds()
+
+
+def _check_invalid(client: JsonRpcClient, method: str, case: Any, observe: Callable[[str, Any], None]) -> None:
+    exchange = client.call(method, case.params)
+    check_envelope(exchange, None)
+    if case.rule:
+        expect_refusal(exchange, case.rule, f"{method} with {case.param} {case.kind}")
+    if is_error(exchange):
+        record_error(observe, exchange)
+
+
+@pytest.mark.rule(*ENVELOPE, "RPC-IDX-004", "RPC-IDX-015")
+@pytest.mark.parametrize("method", INDEX_READS)
+def test_invalid_index_params_are_answered_in_the_envelope(index_at: IndexAt, known: Known, method: str,
+                                                           observe: Callable[[str, Any], None]) -> None:
+    """Invalid Index API params give a well-formed answer, an error where the document says so."""
+    @given(data=st.data())
+    def holds(data: st.DataObject) -> None:
+        case = data.draw(invalid_params(method, api="index", fixed={"id": known.container.get("id")}))
+        _check_invalid(index_at.client, method, case, observe)
+
+    holds()
+
+
+@pytest.mark.rule(*ENVELOPE)
+@pytest.mark.parametrize(("api", "method"), [("evm", "eth_feeConfig"), ("evm", "eth_getActiveRulesAt"),
+                                             ("validators", "validators.getCurrentValidators")])
+def test_invalid_chain_params_are_answered_in_the_envelope(request: pytest.FixtureRequest, api: str, method: str,
+                                                           observe: Callable[[str, Any], None]) -> None:
+    """Invalid EVM and validators params give a well-formed JSON-RPC answer."""
+    @given(data=st.data())
+    def holds(data: st.DataObject) -> None:
+        client = request.getfixturevalue(api)
+        _check_invalid(client, method, data.draw(invalid_params(method, api=api)), observe)
+
+    holds()
+
+
+@pytest.mark.rule("RPC-IDX-002", "RPC-IDX-003", "RPC-IDX-004")
+@pytest.mark.parametrize(("count", "accepted"),
+                         [pair for pair in boundary_values(param_schema("index.getContainerRange", "numToFetch"),
+                                                           api="index") if pair[0] >= 0])
+def test_num_to_fetch_boundaries(index_at: IndexAt, known: Known, count: int, accepted: bool) -> None:
+    """numToFetch at 0, 1, the maximum and one below are accepted; one above the maximum is refused."""
+    exchange = index_at.range(0, count)
+    if not accepted:
+        expect_refusal(exchange, "RPC-IDX-004", f"numToFetch {count}")
+        return
+    rule = "RPC-IDX-002" if count == 0 else "RPC-IDX-003"
+    items = range_items(exchange, rule, f"numToFetch {count}")
+    check(len(items) == min(count, known.last + 1) or count > known.last + 1 and len(items) >= known.last + 1, rule,
+          f"numToFetch {count} from index 0 does not return what exists", expected=f"{min(count, known.last + 1)} "
+          "containers", received=f"{len(items)} containers", exchange=exchange)
