@@ -1,0 +1,1 @@
+"""Conformance tests of the Metrics API (3-metrics-api.md)."""

@@ -1,0 +1,146 @@
+"""Pagination: nextPageToken leads through a fixed time window page by page, as one large page would."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from conformance.checks import check, fail
+from conformance.checks.metrics import API, UUID, assert_metric_response, metric_path
+from conformance.checks.rest import assert_refused, assert_success
+from conformance.checks.timeseries import shift_periods, timestamps
+from conformance.clients.http import Exchange
+from conformance.clients.rest import RestClient
+from conformance.pagination import Walk, walk_pages
+from conformance.profiles import Profile
+from conformance.suite.metrics.conftest import CHAIN
+
+PATH = metric_path(CHAIN, "txCount")
+PAGE_SIZE = 2
+
+
+@dataclass
+class WindowWalk:
+    """A walk over a window of `periods` days closed two days ago, and the same window as one large page."""
+
+    walk: Walk
+    whole: Exchange
+    periods: int
+    page_size: int
+
+
+@pytest.fixture(scope="module")
+def window_walk(metrics_api: RestClient, profile: Profile, latest_day: int) -> WindowWalk:
+    """Walks a window of daily points that fits `profile.pages` pages of two points; decides nothing itself."""
+    periods = 2 * profile.pages - 1
+    end = shift_periods(latest_day, "day", -2)       # closed: a refresh changes no point of the window
+    params = {"timeInterval": "day", "startTimestamp": shift_periods(end, "day", -(periods - 1)),
+              "endTimestamp": end}
+    walk = walk_pages(metrics_api, PATH, {**params, "pageSize": PAGE_SIZE}, budget=profile.pages + 1)
+    whole = metrics_api.get(PATH, {**params, "pageSize": periods + 1})
+    return WindowWalk(walk, whole, periods, PAGE_SIZE)
+
+
+def _pages(ww: WindowWalk, rule: str) -> list[list[dict[str, Any]]]:
+    """The points of each walked page, once every page is served with the documented shape."""
+    for exchange in ww.walk.exchanges:
+        assert_success(exchange, rule_id=rule, what="a page of the walk")
+    return [assert_metric_response(exchange) for exchange in ww.walk.exchanges]
+
+
+def _whole(ww: WindowWalk, rule: str) -> list[dict[str, Any]]:
+    assert_success(ww.whole, rule_id=rule, what="the window as one page")
+    return assert_metric_response(ww.whole)
+
+
+@pytest.mark.rule("MET-PAG-001")
+def test_page_has_a_token_while_more_points_exist(window_walk: WindowWalk) -> None:
+    """Every page after which the window still has points carries nextPageToken."""
+    whole = set(timestamps(_whole(window_walk, "MET-PAG-001")))
+    served: set[Any] = set()
+    for page, exchange in zip(_pages(window_walk, "MET-PAG-001"), window_walk.walk.exchanges):
+        served |= set(timestamps(page))
+        missing = whole - served
+        check(not missing or "nextPageToken" in exchange.json(), "MET-PAG-001",
+              "a page has no nextPageToken although more points exist",
+              expected=f"nextPageToken: {len(missing)} points of the window are still to come",
+              received=f"no nextPageToken after {len(served)} of {len(whole)} points", exchange=exchange)
+
+
+@pytest.mark.rule("MET-PAG-002")
+def test_last_page_has_no_token(window_walk: WindowWalk) -> None:
+    """Once every period of the window has been served, the page has no nextPageToken."""
+    served: set[Any] = set()
+    for page, exchange in zip(_pages(window_walk, "MET-PAG-002"), window_walk.walk.exchanges):
+        served |= set(timestamps(page))
+        check(len(served) < window_walk.periods or "nextPageToken" not in exchange.json(), "MET-PAG-002",
+              "the last page has a nextPageToken", expected="no nextPageToken: all periods of the window are served",
+              received=f"nextPageToken after all {window_walk.periods} periods", exchange=exchange)
+    whole = _whole(window_walk, "MET-PAG-002")
+    check(len(whole) < window_walk.periods or "nextPageToken" not in window_walk.whole.json(), "MET-PAG-002",
+          "a page holding the whole window has a nextPageToken", expected="no nextPageToken",
+          received=f"nextPageToken with all {len(whole)} points", exchange=window_walk.whole)
+
+
+@pytest.mark.rule("MET-PAG-003")
+def test_pages_together_equal_one_large_page(window_walk: WindowWalk) -> None:
+    """The points of the walked pages, in order, are the points of the window fetched as one page."""
+    walked = [point for page in _pages(window_walk, "MET-PAG-003") for point in page]
+    whole = _whole(window_walk, "MET-PAG-003")
+    if not window_walk.walk.complete:
+        whole = whole[:len(walked)]         # the budget ended the walk: compare what it reached
+    latest = max(timestamps(whole), default=None)
+    def comparable(points: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+        # the latest point's value may change on a refresh between the requests
+        return [(p["timestamp"], None if p["timestamp"] == latest else p["value"]) for p in points]
+    check(comparable(walked) == comparable(whole), "MET-PAG-003", "the walked pages differ from one large page",
+          expected=f"{len(whole)} points: {comparable(whole)[:6]}",
+          received=f"{len(walked)} points: {comparable(walked)[:6]}", exchange=window_walk.walk.last)
+
+
+@pytest.mark.rule("MET-PAG-004")
+def test_no_point_appears_on_two_pages(window_walk: WindowWalk) -> None:
+    """No timestamp is served on two pages of one walk."""
+    seen: dict[Any, int] = {}
+    for number, (page, exchange) in enumerate(zip(_pages(window_walk, "MET-PAG-004"),
+                                                  window_walk.walk.exchanges), start=1):
+        for ts in timestamps(page):
+            if ts in seen:
+                fail("MET-PAG-004", "a data point appears on two pages", expected="each timestamp on one page",
+                     received=f"timestamp {ts} on pages {seen[ts]} and {number}", exchange=exchange)
+            seen[ts] = number
+
+
+@pytest.mark.rule("MET-PAG-005")
+def test_walked_pages_hold_at_most_page_size(window_walk: WindowWalk) -> None:
+    """No page of the walk holds more points than its pageSize."""
+    for page, exchange in zip(_pages(window_walk, "MET-PAG-005"), window_walk.walk.exchanges):
+        check(len(page) <= window_walk.page_size, "MET-PAG-005", "a page holds more points than pageSize",
+              expected=f"at most {window_walk.page_size} points", received=f"{len(page)} points", exchange=exchange)
+
+
+@pytest.mark.rule("MET-PAG-008")
+def test_token_form_is_recorded(window_walk: WindowWalk, observe: Callable[[str, Any], None]) -> None:
+    """Whether nextPageToken has the form of a UUID is recorded."""
+    tokens = [t for t in window_walk.walk.tokens() if isinstance(t, str)]
+    observe("MET-PAG-008", {"tokens": len(tokens), "uuid": [bool(UUID.match(t)) for t in tokens]})
+
+
+@pytest.mark.rule("MET-PAG-006")
+def test_malformed_page_token_is_refused(metrics_api: RestClient) -> None:
+    """A pageToken no response could have issued is refused with a 4XX and the error body."""
+    exchange = metrics_api.get(PATH, {"timeInterval": "day", "pageToken": "not a page token!"})
+    assert_refused(exchange, rule_id="MET-PAG-006", api=API, what="a malformed pageToken")
+
+
+@pytest.mark.rule("MET-PAG-007")
+def test_tampered_page_token_is_recorded(metrics_api: RestClient, window_walk: WindowWalk,
+                                         observe: Callable[[str, Any], None]) -> None:
+    """What a well-formed token with one character changed returns is recorded."""
+    token = next((t for t in window_walk.walk.tokens() if isinstance(t, str) and t), None)
+    if token is None:
+        pytest.skip("the walk received no token to tamper with")
+    tampered = token[:-1] + ("0" if token[-1] != "0" else "1")
+    answer = metrics_api.get(PATH, {"timeInterval": "day", "pageToken": tampered})
+    observe("MET-PAG-007", {"status": answer.status, "body": answer.text(300)})
