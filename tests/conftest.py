@@ -5,9 +5,10 @@ import pytest
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    outcomes = [value for report in terminalreporter.getreports("") + terminalreporter.getreports("passed")
-                + terminalreporter.getreports("failed")
-                for key, value in getattr(report, "user_properties", []) if key == "mutation"]
+    by_test = {report.nodeid: value for category in ("passed", "failed")
+               for report in terminalreporter.getreports(category)
+               for key, value in getattr(report, "user_properties", []) if key == "mutation"}
+    outcomes = list(by_test.values())
     if outcomes:
         detected = outcomes.count("detected")
         terminalreporter.write_sep("=", f"mutation score: {detected}/{len(outcomes)} faults detected "

@@ -118,12 +118,20 @@ class ReferenceServer:
                 "faults": [fault.name for fault in self.app.faults], "samples": self.world.samples()}
 
     def start(self) -> ReferenceServer:
-        self._threads.append(threading.Thread(target=self._server.run, name="reference-http", daemon=True))
+        self._threads.append(threading.Thread(target=self._serve, name="reference-http", daemon=True))
         if self.advance_every:
             self._threads.append(threading.Thread(target=self._advance, name="reference-clock", daemon=True))
         for thread in self._threads:
             thread.start()
         return self
+
+    def _serve(self) -> None:
+        try:
+            self._server.run()
+        except (OSError, ValueError):
+            # Closing the channels under the running poll loop can end it with EBADF: expected on stop only.
+            if not self._stopped.is_set():
+                raise
 
     def _advance(self) -> None:
         while not self._stopped.wait(self.advance_every):

@@ -73,13 +73,6 @@ def api() -> Client:
 
 # --- construction and envelope ---
 
-def test_world_construction_is_cheap() -> None:
-    started = time.perf_counter()
-    for seed in range(10):
-        World(seed)
-    assert (time.perf_counter() - started) / 10 < 0.05
-
-
 def test_envelope_echoes_ids_and_declares_json(api: Client) -> None:
     status, content_type, data = post(api, "admin", body("admin.getLoggerLevel", {}, id_=42))
     reply = json.loads(data)
