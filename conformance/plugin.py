@@ -47,6 +47,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the catalogue rules this test proves")
     config.addinivalue_line("markers", "mutating: changes node state; runs only with --allow-mutations")
+    config.addinivalue_line("markers", "exhaustive: a further variant of a decided rule; left out of profiles "
+                                       "that are not exhaustive (quick)")
     state = RunState()
     config.stash[_STATE] = state
     config.pluginmanager.register(state, "conformance-run-state")
@@ -135,6 +137,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             continue
         apis = {api for rid in ids for api in catalogue[rid].apis}
         chosen = any(rid.startswith(prefix) for rid in ids for prefix in wanted) if wanted else True
+        chosen = chosen and (PROFILES[target.profile].exhaustive or not item.get_closest_marker("exhaustive"))
         (keep if chosen and apis & set(target.apis) else drop).append(item)
         item.extra_keyword_matches.update(ids)
         item.user_properties.extend((RULES_KEY, rid) for rid in ids)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, parse_qsl, unquote, urlsplit
 
 import schemathesis
 from hypothesis import strategies as st
@@ -116,7 +116,13 @@ def send(client: RestClient, case: Any) -> Exchange:
         headers.setdefault("content-type", "application/json")
     elif isinstance(kwargs.get("data"), (bytes, str)):
         body = kwargs["data"].encode() if isinstance(kwargs["data"], str) else kwargs["data"]
-    params = {name: _wire(value) for name, value in (kwargs.get("params") or {}).items()}
+    raw = kwargs.get("params") or {}
+    if isinstance(raw, str):   # schemathesis pre-encodes the query of non-exploded array parameters
+        pairs: dict[str, list[str]] = {}
+        for name, value in parse_qsl(raw, keep_blank_values=True):
+            pairs.setdefault(name, []).append(value)
+        raw = {name: values[0] if len(values) == 1 else values for name, values in pairs.items()}
+    params = {name: _wire(value) for name, value in raw.items()}
     return client.http.request(kwargs["method"], kwargs["url"], params=params, headers=headers, body=body,
                                secret=client.send_key)
 

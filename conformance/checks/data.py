@@ -14,6 +14,15 @@ from conformance.clients.http import Exchange
 from conformance.errors import SuiteError
 
 API = "data"
+#: The rule of each route's 200 body shape.
+SHAPE_RULES = {
+    "listUtxos": "DATA-SHP-001", "listTransactions": "DATA-SHP-002", "getDeployment": "DATA-SHP-003",
+    "listBlockchains": "DATA-SHP-004", "listValidators": "DATA-SHP-005", "getValidatorsByNode": "DATA-SHP-006",
+    "listErc721Transactions": "DATA-SHP-007", "listErc1155Transactions": "DATA-SHP-008",
+    "listTokenTransfers": "DATA-SHP-009", "listErc20Balances": "DATA-SHP-010",
+    "listErc1155Balances": "DATA-SHP-011", "listErc721Balances": "DATA-SHP-012",
+    "getNativeBalance": "DATA-SHP-013", "listVerticesByHeight": "DATA-SHP-014", "listBlocksByNode": "DATA-SHP-015",
+}
 #: Statuses that say "the target could not answer now" rather than "the target answered wrongly".
 UNAVAILABLE = (429, 502, 503)
 

@@ -47,15 +47,16 @@ def assert_pages_within_size(data_walk: DataWalk, page_size: int) -> None:
 
 
 def assert_token_when_more(small: Exchange, small_body: Any, larger_count: int, operation_id: str) -> None:
-    """A one-item page carries nextPageToken when a page fetched before it held more (DATA-PAG-003).
+    """A page carries nextPageToken when a page fetched before it held more items than it does (DATA-PAG-003).
 
-    The larger page is fetched first: a list only grows, so more data still exists when the small page is asked.
+    The larger page is fetched first: a list only grows, so more data still exists when the smaller page is asked.
     """
-    if larger_count > 1 and items_of(operation_id, small_body):
+    count = len(items_of(operation_id, small_body))
+    if count and larger_count > count:
         token = small_body.get("nextPageToken") if isinstance(small_body, dict) else None
         check(isinstance(token, str) and token != "", "DATA-PAG-003",
               f"a {operation_id} page has no nextPageToken although more data exists",
-              expected=f"nextPageToken (an earlier page held {larger_count} items)",
+              expected=f"nextPageToken (a page asked for earlier held {larger_count} items, this one {count})",
               received=f"nextPageToken = {token!r}", exchange=small)
 
 

@@ -28,11 +28,14 @@ def evm_chain(svc: DataService, call: RestCall) -> str:
 
 
 def block_number(svc: DataService, call: RestCall, chain: str) -> int:
-    """The blockNumber query parameter, the latest block when absent."""
+    """The blockNumber query parameter: a decimal block number, or the latest block when absent or "latest"."""
     raw = call.first("blockNumber")
     head = svc.world.data.head(chain)
     if raw is None or raw == "":
         return head - STALE_BLOCKS if deviates("stale-default-block") else head
+    if raw == "latest":
+        # the documented default, also accepted when given explicitly
+        return head
     if not re.fullmatch(r"\d+", raw):
         raise RestError(400, "blockNumber must be a decimal block number")
     if int(raw) > head:
@@ -259,7 +262,8 @@ def _nft_balances(svc: DataService, call: RestCall, kind: str, list_name: str) -
     if contract is not None:
         held = [h for h in held if make(chain, h[0]) == contract]
     scope = {"kind": kind, "chain": chain, "address": address, "block": block, "contract": contract}
-    page, token = svc.pager.page(call, scope, held, size, key=lambda h: h, descending=False)
+    # held is in tokenId order (token IDs are unique across contracts), so the cursor key leads with tokenId
+    page, token = svc.pager.page(call, scope, held, size, key=lambda h: (h[1], h[0]), descending=False)
     items = []
     for c, token_id in page:
         item = nft(data, kind, chain, c, token_id, address)

@@ -144,7 +144,16 @@ class DataWorld:
             "data_x_chain_vertex_id": VERTEX_ERA_IDS[net],
             "data_c_chain_id": CHAIN_IDS[net]["c"],
             "data_primary_subnet_id": PRIMARY_NETWORK_ID,
+            # a subnet other than the primary network with validations: the EVM chain's subnet when it has some
+            "data_subnet_id": self.subnet_with_validators(net),
+            # the reference serves requests with any key or none; it advertises one for the keyed-request test
+            "data_api_key": "reference-key",
         }
+
+    def subnet_with_validators(self, net: str) -> str:
+        """The EVM chain's subnet when the network has validations of it, else the first other subnet that has."""
+        subnets = [v.subnet for v in self.validations(net) if v.subnet != PRIMARY_NETWORK_ID]
+        return self.world.evm_subnet_id if self.world.evm_subnet_id in subnets else subnets[0]
 
     def n(self, *parts: object, below: int) -> int:
         return ids.number(self.seed, *parts, below=below)
@@ -275,7 +284,10 @@ class DataWorld:
             start = end - day * (14 + d[6] % 300)
         staked = (2000 + int.from_bytes(d[8:11], "big") % 3_000_000) * 10**9
         delegated = (int.from_bytes(d[11:14], "big") % 3_000_000) * 10**9 if fee is not None else 0
-        uptime = round(70 + (d[14] % 2000) / 100, 2) if d[15] % 4 == 0 else round(90 + (d[14] % 1001) / 100, 2)
+        # uptimes spread over 0..100: a quarter below the default minimum of 90, the rest over 90..100, so that
+        # both default bounds of the uptime filter decide which validators are listed
+        spread = int.from_bytes(d[17:19], "big")
+        uptime = round((spread % 9000) / 100, 2) if d[15] % 4 == 0 else round(90 + (spread % 1001) / 100, 2)
         capacity = max(0, min(staked * 5, 720_000_000_000_000_000) - staked - delegated)
         return Validation(v, node, subnet, status, start, end, fee, staked, delegated, d[16] % 40 if fee else 0,
                           uptime, capacity, ids.cb58(d))

@@ -1,6 +1,12 @@
-"""Data API fixtures: a caller that fills each route's path from discovered or given identifiers."""
+"""Data API fixtures: a caller that fills each route's path from discovered or given identifiers.
+
+Request volume depends on the profile: parameters marked `exhaustive` (every route of a shared rule, every
+value of an enumeration, both sort orders...) run only in exhaustive profiles; the quick profile keeps the fewest
+requests that still decide each rule, walks at most QUICK_PAGES pages, and sends each identical request once.
+"""
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from functools import cached_property
@@ -15,6 +21,12 @@ from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
 from conformance.profiles import Profile
 from conformance.session import Endpoints
+
+#: Marks a parameter set that only exhaustive profiles run (a further route or value for an already decided rule);
+#: the plugin leaves it out of the quick profile.
+EXHAUSTIVE = pytest.mark.exhaustive
+#: Pages a walk may fetch in a profile that is not exhaustive.
+QUICK_PAGES = 2
 
 #: Identifiers the API cannot list, given with --sample NAME=VALUE (the reference advertises its own).
 SAMPLES = {
@@ -46,7 +58,23 @@ ALIASES = {"p": "p-chain", "x": "x-chain", "c": "c-chain"}
 ROUTE_CHAIN = {"listUtxos": "p", "listTransactions": "p", "listVerticesByHeight": "x", "listBlocksByNode": "p"}
 #: The address each EVM route is exercised with.
 ROUTE_ADDRESS = {"getDeployment": "contract_address", "listTokenTransfers": "erc20_contract"}
+#: The routes whose answers state prices, and so take a currency.
+CURRENCY_ROUTES = ("getDeployment", "listErc20Balances", "getNativeBalance")
+#: The currencies quick tries: an even spread of the documented codes past the default, each sent once and read by
+#: both the currency enumeration and the currencyCode tests.
+QUICK_CURRENCIES = checks.enum("getNativeBalance", "currency")[1::4]
 _DEFAULT = object()
+
+
+def currency_route(currency: str) -> str:
+    """The route a currency is tried on: the priced routes taken in turn, in the document's order of the codes."""
+    return CURRENCY_ROUTES[checks.enum("getNativeBalance", "currency").index(currency) % len(CURRENCY_ROUTES)]
+
+
+def variant(*values: Any, quick: bool, marks: Any = (), id: str | None = None) -> Any:
+    """A parameter set; unless `quick`, it runs only in exhaustive profiles."""
+    marks = [marks] if isinstance(marks, pytest.MarkDecorator) else list(marks)
+    return pytest.param(*values, marks=marks + ([] if quick else [EXHAUSTIVE]), id=id)
 
 
 class DataApi:
@@ -56,7 +84,16 @@ class DataApi:
         self.rest = rest
         self.endpoints = endpoints
         self.profile = profile
-        self._first: dict[str, Exchange] = {}
+        self._sent: dict[str, Exchange] = {}
+
+    @property
+    def exhaustive(self) -> bool:
+        return self.profile.exhaustive
+
+    @property
+    def budget(self) -> int:
+        """Pages a walk may fetch in this profile."""
+        return self.profile.pages if self.exhaustive else min(self.profile.pages, QUICK_PAGES)
 
     def sample(self, name: str) -> str | None:
         return self.endpoints.sample(SAMPLES[name])
@@ -85,7 +122,7 @@ class DataApi:
     @cached_property
     def validator_node_ids(self) -> list[str]:
         """Node IDs listed by listValidators (one page), the node with most validations first."""
-        exchange = self.call("listValidators", {"pageSize": checks.page_size_limits("listValidators")[1]})
+        exchange = self.once("listValidators", {"pageSize": checks.page_size_limits("listValidators")[1]})
         body = checks.served(exchange, "DATA-SHP-005", "listValidators")
         nodes = Counter(v["nodeId"] for v in checks.items_of("listValidators", body)
                         if isinstance(v, dict) and isinstance(v.get("nodeId"), str))
@@ -145,18 +182,30 @@ class DataApi:
             return self.rest.post(route, query, json_body)
         return self.rest.get(route, query)
 
+    def once(self, operation_id: str, params: Mapping[str, Any] | None = None, *, body: Any = _DEFAULT,
+             **path: str) -> Exchange:
+        """Like `call`, but an identical request (same route, path, query and body) is sent once per session.
+
+        Only for requests whose answer a test reads as a snapshot; a test that compares two reads of a live list
+        uses `call` for the second read.
+        """
+        route, query, json_body = self.request(operation_id, params, body=body, **path)
+        key = json.dumps([operation_id, route, sorted((k, str(v)) for k, v in query.items()), json_body],
+                         default=str)
+        if key not in self._sent:
+            self._sent[key] = self.call(operation_id, params, body=body, **path)
+        return self._sent[key]
+
     def first(self, operation_id: str) -> Exchange:
         """The route called once with its default identifiers and no options (cached for the session)."""
-        if operation_id not in self._first:
-            self._first[operation_id] = self.call(operation_id)
-        return self._first[operation_id]
+        return self.once(operation_id)
 
     def walk(self, operation_id: str, params: Mapping[str, Any] | None = None, *, budget: int | None = None,
              body: Any = _DEFAULT, **path: str) -> DataWalk:
-        """A bounded walk of a list route (at most `budget` requests, the profile's page budget by default)."""
+        """A bounded walk of a list route (at most `budget` requests, the profile's walk budget by default)."""
         route, query, json_body = self.request(operation_id, params, body=body, **path)
         method = checks.operation(operation_id).method
-        walked = pagination.walk_pages(self.rest, route, query, budget=budget or self.profile.pages,
+        walked = pagination.walk_pages(self.rest, route, query, budget=budget or self.budget,
                                        method=method, json_body=json_body)
         return DataWalk(operation_id, query.get("pageSize"), walked)
 

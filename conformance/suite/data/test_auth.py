@@ -28,6 +28,7 @@ def test_request_with_the_key_is_served(data: DataApi, target: Target) -> None:
 
 
 @pytest.mark.rule("DATA-AUTH-002")
+@pytest.mark.exhaustive   # an observation that needs requests of its own
 def test_request_without_a_key_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
     """Whether a request without a key is served is recorded."""
     client = RestClient(data.rest.http, data.rest.base_url, send_key=False)
@@ -36,6 +37,7 @@ def test_request_without_a_key_is_recorded(data: DataApi, observe: Callable[[str
 
 
 @pytest.mark.rule("DATA-AUTH-003")
+@pytest.mark.exhaustive   # an observation that needs requests of its own
 def test_request_with_a_malformed_key_is_recorded(data: DataApi, target: Target,
                                                   observe: Callable[[str, Any], None]) -> None:
     """What a request with a malformed key answers is recorded."""

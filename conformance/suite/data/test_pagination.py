@@ -7,10 +7,14 @@ import pytest
 
 from conformance.checks import data as checks, data_pages as pages
 from conformance.checks.data_pages import DataWalk
-from conformance.suite.data.conftest import DataApi
+from conformance.suite.data.conftest import DataApi, variant
 
 LIST_ROUTES = checks.list_operations()
 SMALL_PAGE = 2
+#: The list routes quick walks: the largest primary network list, the validators, and an EVM balance list.
+QUICK_ROUTES = ("listBlockchains", "listValidators", "listErc1155Balances")
+#: The list routes quick walks to their end: lists short enough to end within one page of the maximum size.
+QUICK_ENDING = ("listErc1155Balances",)
 #: Routes whose order the documents state: the query that selects the order and the key items are ordered by.
 ORDERED = {
     "listUtxos": ({"sortBy": "timestamp"}, "blockTimestamp"),
@@ -20,6 +24,13 @@ ORDERED = {
     "listVerticesByHeight": ({}, "vertexTimestamp"),
 }
 TIMESTAMP_ORDER = ("listTransactions", "listBlockchains", "listVerticesByHeight")   # DATA-PAG-008 and 009
+#: The ordered walks quick sends (in both orders): they are also the walks of the sortBy and sortOrder tests.
+QUICK_ORDERED = ("listBlockchains", "listValidators")
+
+
+def routes(rule: str, all_routes: Any, quick: Any) -> list[Any]:
+    """Parameters of a rule shared by routes: every route in exhaustive profiles, `quick` ones in quick."""
+    return [variant(op, quick=op in quick, marks=pytest.mark.rule(rule), id=op) for op in all_routes]
 
 
 class Walks:
@@ -28,6 +39,7 @@ class Walks:
     def __init__(self, data: DataApi) -> None:
         self.data = data
         self.cache: dict[tuple[Any, ...], DataWalk] = {}
+        self.larger: dict[str, Any] = {}
 
     def get(self, operation_id: str, params: dict[str, Any]) -> DataWalk:
         key = (operation_id, tuple(sorted(params.items())))
@@ -35,8 +47,24 @@ class Walks:
             self.cache[key] = self.data.walk(operation_id, params)
         return self.cache[key]
 
+    def small_query(self, operation_id: str) -> dict[str, Any]:
+        """The query of the small walk: SMALL_PAGE items a page, in the descending documented order where there is
+        one (so the walk is also the order tests' descending walk)."""
+        query = {**ORDERED[operation_id][0], "sortOrder": "desc"} if operation_id in ORDERED else {}
+        return {**query, "pageSize": SMALL_PAGE}
+
     def small(self, operation_id: str) -> DataWalk:
-        return self.get(operation_id, {"pageSize": SMALL_PAGE})
+        """A walk at SMALL_PAGE items a page, after one page as large as the whole walk (see `one_page`)."""
+        self.one_page(operation_id)
+        return self.get(operation_id, self.small_query(operation_id))
+
+    def one_page(self, operation_id: str) -> Any:
+        """The exchange of one page holding a page more than the small walk may fetch (so that a token that skips
+        a page is caught), fetched before that walk: a list only grows, so what it holds still exists then."""
+        if operation_id not in self.larger:
+            query = {**self.small_query(operation_id), "pageSize": SMALL_PAGE * (self.data.budget + 1)}
+            self.larger[operation_id] = self.data.call(operation_id, query)
+        return self.larger[operation_id]
 
     def ordered(self, operation_id: str, order: str, extra: dict[str, Any] | None = None) -> DataWalk:
         query, _ = ORDERED.get(operation_id, ({}, ""))
@@ -63,8 +91,7 @@ def walks(data: DataApi) -> Walks:
     return Walks(data)
 
 
-@pytest.mark.rule("DATA-PAG-001")
-@pytest.mark.parametrize("operation_id", LIST_ROUTES)
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-001", LIST_ROUTES, QUICK_ROUTES))
 def test_page_holds_at_most_page_size(walks: Walks, operation_id: str) -> None:
     """No page of the route holds more items than pageSize."""
     walk = walks.small(operation_id)
@@ -72,8 +99,7 @@ def test_page_holds_at_most_page_size(walks: Walks, operation_id: str) -> None:
     pages.assert_pages_within_size(walk, SMALL_PAGE)
 
 
-@pytest.mark.rule("DATA-PAG-002")
-@pytest.mark.parametrize("operation_id", LIST_ROUTES)
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-002", LIST_ROUTES, QUICK_ROUTES))
 def test_full_pages_are_recorded(walks: Walks, observe: Callable[[str, Any], None], operation_id: str) -> None:
     """Whether pages followed by another hold exactly pageSize items is recorded."""
     walk = walks.small(operation_id)
@@ -81,22 +107,18 @@ def test_full_pages_are_recorded(walks: Walks, observe: Callable[[str, Any], Non
     observe("DATA-PAG-002", {"route": operation_id, "pageSize": SMALL_PAGE, "sizes_before_a_next_page": sizes})
 
 
-@pytest.mark.rule("DATA-PAG-003")
-@pytest.mark.parametrize("operation_id", LIST_ROUTES)
-def test_page_carries_token_when_more_data_exists(data: DataApi, walks: Walks, operation_id: str) -> None:
-    """A one-item page carries nextPageToken when the list holds more items."""
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-003", LIST_ROUTES, QUICK_ROUTES))
+def test_page_carries_token_when_more_data_exists(walks: Walks, operation_id: str) -> None:
+    """A page carries nextPageToken when a larger page asked for before it held more items."""
+    larger = walks.one_page(operation_id)
+    count = len(checks.items_of(operation_id, checks.served(larger, "DATA-PAG-003", operation_id)))
     walk = walks.small(operation_id)
     pages.require_first_page(walk, "DATA-PAG-003")
-    larger = len(walk.pages()[0][1])
-    if larger < 2:
-        pytest.skip(f"the {operation_id} list holds fewer than two items")
-    exchange = data.call(operation_id, {"pageSize": 1})
-    pages.assert_token_when_more(exchange, checks.served(exchange, "DATA-PAG-003", operation_id), larger,
-                                 operation_id)
+    exchange, _, _ = walk.pages()[0]
+    pages.assert_token_when_more(exchange, walk.walk.pages[0], count, operation_id)
 
 
-@pytest.mark.rule("DATA-PAG-004")
-@pytest.mark.parametrize("operation_id", LIST_ROUTES)
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-004", LIST_ROUTES, QUICK_ENDING))
 def test_last_page_carries_no_token(walks: Walks, operation_id: str) -> None:
     """The page that ends the list carries no nextPageToken."""
     walk = walks.to_the_end(operation_id)
@@ -107,20 +129,18 @@ def test_last_page_carries_no_token(walks: Walks, operation_id: str) -> None:
         pytest.skip(f"the {operation_id} list did not end within {len(walk.walk.exchanges)} pages")
 
 
-@pytest.mark.rule("DATA-PAG-005")
-@pytest.mark.parametrize("operation_id", LIST_ROUTES)
-def test_token_returns_the_next_page(data: DataApi, walks: Walks, operation_id: str) -> None:
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-005", LIST_ROUTES, QUICK_ROUTES))
+def test_token_returns_the_next_page(walks: Walks, operation_id: str) -> None:
     """Each nextPageToken of the route returns the following page."""
-    larger = data.call(operation_id, {"pageSize": SMALL_PAGE * data.profile.pages})   # asked before the walk
-    one_page = checks.items_of(operation_id, checks.served(larger, "DATA-PAG-005", operation_id))
+    one_page = checks.items_of(operation_id, checks.served(walks.one_page(operation_id), "DATA-PAG-005",
+                                                            operation_id))
     walk = walks.small(operation_id)
     pages.require_first_page(walk, "DATA-PAG-005")
     pages.assert_tokens_work(walk)
     pages.assert_pages_follow(walk, one_page)
 
 
-@pytest.mark.rule("DATA-PAG-006")
-@pytest.mark.parametrize("operation_id", LIST_ROUTES)
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-006", LIST_ROUTES, QUICK_ROUTES))
 def test_no_item_appears_twice(walks: Walks, operation_id: str) -> None:
     """No item of the route appears twice across the pages of one walk."""
     walk = walks.small(operation_id)
@@ -128,9 +148,8 @@ def test_no_item_appears_twice(walks: Walks, operation_id: str) -> None:
     pages.assert_no_repeats(walk)
 
 
-@pytest.mark.rule("DATA-PAG-007")
 @pytest.mark.parametrize("order", ["asc", "desc"])
-@pytest.mark.parametrize("operation_id", list(ORDERED))
+@pytest.mark.parametrize("operation_id", routes("DATA-PAG-007", ORDERED, QUICK_ORDERED))
 def test_order_holds_across_pages(walks: Walks, operation_id: str, order: str) -> None:
     """Items keep the requested order across page boundaries."""
     walk = walks.ordered(operation_id, order)
@@ -143,7 +162,7 @@ def test_order_holds_across_pages(walks: Walks, operation_id: str, order: str) -
                                                           id="asc"),
                                              pytest.param("DATA-PAG-009", "desc", marks=pytest.mark.rule("DATA-PAG-009"),
                                                           id="desc")])
-@pytest.mark.parametrize("operation_id", TIMESTAMP_ORDER)
+@pytest.mark.parametrize("operation_id", [variant(op, quick=op in QUICK_ORDERED, id=op) for op in TIMESTAMP_ORDER])
 def test_sort_order_orders_by_timestamp(walks: Walks, operation_id: str, rule: str, order: str) -> None:
     """sortOrder orders the route's items by timestamp in that direction."""
     walk = walks.ordered(operation_id, order)
@@ -160,9 +179,15 @@ SORT_BY = [
 ]
 
 
-@pytest.mark.parametrize("order", ["asc", "desc"])
-@pytest.mark.parametrize(("rule", "operation_id", "query", "key"), [
-    pytest.param(*case, marks=pytest.mark.rule(case[0]), id=case[0]) for case in SORT_BY])
+def _shares_an_ordered_walk(operation_id: str, query: dict[str, Any]) -> bool:
+    """Whether the sortBy walk is one of the ordered walks quick sends anyway."""
+    return operation_id in QUICK_ORDERED and ORDERED[operation_id][0] == query
+
+
+@pytest.mark.parametrize(("rule", "operation_id", "query", "key", "order"), [
+    variant(*case, order, quick=order == "desc" or _shares_an_ordered_walk(case[1], case[2]),
+            marks=pytest.mark.rule(case[0]), id=f"{case[0]}-{order}")
+    for case in SORT_BY for order in ("asc", "desc")])
 def test_sort_by_orders_items(walks: Walks, rule: str, operation_id: str, query: dict[str, Any], key: str,
                               order: str) -> None:
     """sortBy orders the items by its key in the requested sortOrder."""
@@ -173,7 +198,7 @@ def test_sort_by_orders_items(walks: Walks, rule: str, operation_id: str, query:
 
 
 @pytest.mark.rule("DATA-PAG-013")
-@pytest.mark.parametrize("order", ["asc", "desc"])
+@pytest.mark.parametrize("order", [variant("asc", quick=False, id="asc"), variant("desc", quick=True, id="desc")])
 def test_sort_by_delegation_fee_on_mainnet(data: DataApi, walks: Walks, order: str) -> None:
     """sortBy=delegationFee on mainnet with the primary network subnetId orders validators by delegationFee."""
     subnet = data.need("primary_subnet_id")
@@ -194,6 +219,7 @@ def _single(exchange: Any) -> Any:
 
 
 @pytest.mark.rule("DATA-PAG-015")
+@pytest.mark.exhaustive   # an observation that needs requests of its own
 def test_delegation_fee_sort_elsewhere_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
     """What sortBy=delegationFee returns without the primary network subnetId is recorded."""
     exchange = data.call("listValidators", {"sortBy": "delegationFee", "pageSize": 5})
@@ -202,10 +228,11 @@ def test_delegation_fee_sort_elsewhere_is_recorded(data: DataApi, observe: Calla
 
 @pytest.mark.rule("DATA-PAG-016")
 @pytest.mark.parametrize("operation_id", ["listValidators", "getValidatorsByNode"])
-def test_validator_order_is_recorded(walks: Walks, observe: Callable[[str, Any], None], operation_id: str) -> None:
+def test_validator_order_is_recorded(data: DataApi, observe: Callable[[str, Any], None], operation_id: str) -> None:
     """The timestamp that orders validators without sortBy is recorded."""
-    walk = walks.small(operation_id)
-    items = [i for i in walk.items if isinstance(i, dict)]
+    exchange = data.first(operation_id)
+    items = [i for i in checks.items_of(operation_id, exchange.json() if exchange.status == 200 else {})
+             if isinstance(i, dict)]
     seen = {}
     for key in ("startTimestamp", "endTimestamp"):
         keys = [checks.number(i.get(key)) for i in items]
@@ -215,14 +242,16 @@ def test_validator_order_is_recorded(walks: Walks, observe: Callable[[str, Any],
 
 
 @pytest.mark.rule("DATA-PAG-017")
-def test_block_order_is_recorded(walks: Walks, observe: Callable[[str, Any], None]) -> None:
+def test_block_order_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
     """The order of the blocks listBlocksByNode returns is recorded."""
-    stamps = [checks.number(i.get("blockTimestamp")) for i in walks.small("listBlocksByNode").items
-              if isinstance(i, dict)]
+    exchange = data.first("listBlocksByNode")
+    stamps = [checks.number(i.get("blockTimestamp")) for i in checks.items_of(
+        "listBlocksByNode", exchange.json() if exchange.status == 200 else {}) if isinstance(i, dict)]
     observe("DATA-PAG-017", {"blockTimestamps": stamps[:10]})
 
 
 @pytest.mark.rule("DATA-PAG-018")
+@pytest.mark.exhaustive   # an observation that needs requests of its own
 @pytest.mark.parametrize("operation_id", LIST_ROUTES)
 def test_tampered_token_is_recorded(data: DataApi, walks: Walks, observe: Callable[[str, Any], None],
                                     operation_id: str) -> None:
@@ -236,8 +265,16 @@ def test_tampered_token_is_recorded(data: DataApi, walks: Walks, observe: Callab
 
 
 @pytest.mark.rule("DATA-PAG-019")
-def test_short_transaction_pages_are_recorded(walks: Walks, observe: Callable[[str, Any], None]) -> None:
-    """listTransactions pages holding fewer items than pageSize before a next page are recorded."""
-    walk = walks.small("listTransactions")
-    observe("DATA-PAG-019", {"short_pages": sum(1 for _, items, token in walk.pages()
-                                                if token is not None and len(items) < SMALL_PAGE)})
+def test_short_transaction_pages_are_recorded(data: DataApi, walks: Walks,
+                                              observe: Callable[[str, Any], None]) -> None:
+    """listTransactions pages holding fewer items than pageSize before a next page are recorded (quick: the
+    first page at the default size)."""
+    if data.exhaustive:
+        size, seen = SMALL_PAGE, walks.small("listTransactions").pages()
+    else:
+        exchange = data.first("listTransactions")
+        body = exchange.json() if exchange.status == 200 else {}
+        size, seen = checks.page_size_limits("listTransactions")[2], [(exchange, checks.items_of(
+            "listTransactions", body), checks.next_token(body))]
+    observe("DATA-PAG-019", {"pageSize": size, "short_pages": sum(1 for _, items, token in seen
+                                                                  if token is not None and len(items) < size)})

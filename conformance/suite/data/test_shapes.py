@@ -10,14 +10,7 @@ from conformance.checks import data as checks
 from conformance.checks.shapes import assert_shape, component
 from conformance.suite.data.conftest import DataApi
 
-SHAPE_RULES = {
-    "listUtxos": "DATA-SHP-001", "listTransactions": "DATA-SHP-002", "getDeployment": "DATA-SHP-003",
-    "listBlockchains": "DATA-SHP-004", "listValidators": "DATA-SHP-005", "getValidatorsByNode": "DATA-SHP-006",
-    "listErc721Transactions": "DATA-SHP-007", "listErc1155Transactions": "DATA-SHP-008",
-    "listTokenTransfers": "DATA-SHP-009", "listErc20Balances": "DATA-SHP-010",
-    "listErc1155Balances": "DATA-SHP-011", "listErc721Balances": "DATA-SHP-012",
-    "getNativeBalance": "DATA-SHP-013", "listVerticesByHeight": "DATA-SHP-014", "listBlocksByNode": "DATA-SHP-015",
-}
+SHAPE_RULES = checks.SHAPE_RULES
 ROUTES = list(SHAPE_RULES)
 #: (rule, format, component, members or None, routes) of the documented value formats.
 FORMAT_RULES = [
@@ -90,6 +83,7 @@ def test_erc20_token_transfers_are_erc20_records(data: DataApi) -> None:
 
 @pytest.mark.rule("DATA-SHP-022")
 @pytest.mark.parametrize("contract", ["erc721_contract", "erc1155_contract"])
+@pytest.mark.exhaustive   # an observation that needs requests of its own
 def test_nft_token_transfer_shape_is_recorded(data: DataApi, observe: Callable[[str, Any], None],
                                               contract: str) -> None:
     """The element members of listTokenTransfers for an NFT contract are recorded."""
