@@ -12,7 +12,7 @@ FAULTS = sorted(all_faults(), key=lambda fault: fault.__name__)
 SUITE = ["--pyargs", "conformance.suite"]
 
 
-@pytest.mark.parametrize(("seed", "live"), [(0, False), (7, True)], ids=["seed0", "seed7-live"])
+@pytest.mark.parametrize(("seed", "live"), [(0, False), (3, False), (7, True)], ids=["seed0", "seed3", "seed7-live"])
 def test_the_clean_reference_passes_every_test(seed: int, live: bool) -> None:
     with ReferenceServer(seed=seed, advance_every=0.05 if live else None) as server:
         run = run_suite(server, SUITE, "--conformance-seed", str(seed))
