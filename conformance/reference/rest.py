@@ -77,10 +77,11 @@ class RestService:
     def dispatch(self, call: RestCall) -> HttpReply:
         found = self.match(call.method, call.path)
         if found is None:
-            return self.error(404, f"no route {call.method} {call.path}")
-        route, _ = found
+            return self.error(404, f"Cannot {call.method} {call.path}")
+        route, path_params = found
         try:
-            return HttpReply(200, route.handler(call))
+            # the path is authoritative: a fault that rewrites it gets the route and parameters it names
+            return HttpReply(200, route.handler(call.with_(route=route.template, path_params=path_params)))
         except RestError as exc:
             return self.error(exc.status, exc.message)
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.data_api import evm, primary
 from conformance.reference.data_api.pages import Pager
-from conformance.reference.rest import RestError, RestService, phrase
+from conformance.reference.rest import RestService, phrase
 from conformance.reference.world import World
 
 NETWORK = "/v1/networks/{network}"
@@ -47,17 +46,6 @@ class DataService(RestService):
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return {"message": message, "statusCode": status, "error": phrase(status)}
-
-    def dispatch(self, call: RestCall) -> HttpReply:
-        found = self.match(call.method, call.path)
-        if found is None:
-            return self.error(404, f"Cannot {call.method} {call.path}")
-        route, path_params = found
-        try:
-            # the path is authoritative: a fault that rewrites it gets the route and parameters it names
-            return HttpReply(200, route.handler(call.with_(route=route.template, path_params=path_params)))
-        except RestError as exc:
-            return self.error(exc.status, exc.message)
 
     @staticmethod
     def listing(token: str | None, **members: Any) -> dict[str, Any]:

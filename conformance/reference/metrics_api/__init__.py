@@ -49,17 +49,10 @@ class MetricsService(RestService):
                 "error": phrase(status)}
 
     def dispatch(self, call: RestCall) -> HttpReply:
-        found = self.match(call.method, call.path)
-        if found is None:
-            return self.error(404, f"Cannot {call.method} {call.path}")
-        route, params = found
         try:
-            # the path is authoritative: a fault that rewrites it gets the route and parameters it names
-            return HttpReply(200, route.handler(call.with_(route=route.template, path_params=params)))
+            return super().dispatch(call)
         except BadRequest as exc:
             return HttpReply(400, self.error_body(400, exc.messages))
-        except RestError as exc:
-            return self.error(exc.status, exc.message)
 
     # Routes -----------------------------------------------------------------------------------------------
 
