@@ -40,11 +40,6 @@ class Target:
     def sample(self, name: str) -> str | None:
         return dict(self.samples).get(name)
 
-    def url_for(self, api: str) -> str | None:
-        if api in RPC_APIS:
-            return self.node_url
-        return self.data_url if api == "data" else self.metrics_url
-
     def describe(self) -> str:
         where = "the embedded reference target" if self.reference else ", ".join(
             f"{name}={url}" for name, url in (("node", self.node_url), ("data", self.data_url),

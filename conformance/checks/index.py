@@ -139,6 +139,15 @@ class IndexAt:
         return position(exchange.json().get("result")) if isinstance(exchange.json(), dict) else None
 
 
+def container_to_look_up(index: IndexAt, at: int, rule_id: str) -> dict[str, Any]:
+    """The container at index `at`, which must carry a string ID for the lookup a test makes next."""
+    container = result_of(index.by_index(at), rule_id, f"index.getContainerByIndex {at}")
+    check(isinstance(container, dict) and isinstance(container.get("id"), str), rule_id,
+          "index.getContainerByIndex gives no container ID to look up", expected="a container with a string id",
+          received=container)
+    return container
+
+
 def range_items(exchange: Exchange, rule_id: str, what: str) -> list[Any]:
     """The containers of a getContainerRange result (null counts as none); fails `rule_id` otherwise."""
     result = result_of(exchange, rule_id, what)

@@ -7,7 +7,7 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import record_error, result_of
-from conformance.checks.index import IndexAt, differences, position, same_container, unknown_id
+from conformance.checks.index import IndexAt, container_to_look_up, differences, position, same_container, unknown_id
 from conformance.suite.rpc.conftest import Known
 
 
@@ -16,10 +16,7 @@ from conformance.suite.rpc.conftest import Known
 def test_container_by_id_is_the_one_at_its_index(index_at: IndexAt, known: Known, where: str) -> None:
     """index.getContainerByID returns the container with that ID, the one index.getContainerByIndex gives."""
     wanted = 0 if where == "first" else known.last
-    at_index = result_of(index_at.by_index(wanted), "RPC-IDX-018", f"index.getContainerByIndex {wanted}")
-    check(isinstance(at_index, dict) and isinstance(at_index.get("id"), str), "RPC-IDX-018",
-          "index.getContainerByIndex gives no container ID to look up", expected="a container with a string id",
-          received=at_index)
+    at_index = container_to_look_up(index_at, wanted, "RPC-IDX-018")
     exchange = index_at.by_id(at_index["id"])
     by_id = result_of(exchange, "RPC-IDX-018", "index.getContainerByID of a container in the index")
     check(isinstance(by_id, dict) and same_container(by_id, at_index) and position(by_id) == wanted, "RPC-IDX-018",

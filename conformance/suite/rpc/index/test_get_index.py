@@ -7,7 +7,7 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import record_error, result_of
-from conformance.checks.index import IndexAt, unknown_id
+from conformance.checks.index import IndexAt, container_to_look_up, unknown_id
 from conformance.checks.shapes import assert_shape, component
 from conformance.suite.rpc.conftest import Known
 
@@ -17,10 +17,7 @@ from conformance.suite.rpc.conftest import Known
 def test_get_index_is_the_index_of_the_container(index_at: IndexAt, known: Known, where: str) -> None:
     """index.getIndex of a container ID returns, as a decimal string, the index that container carries."""
     wanted = 0 if where == "first" else known.last
-    container = result_of(index_at.by_index(wanted), "RPC-IDX-021", f"index.getContainerByIndex {wanted}")
-    check(isinstance(container, dict) and isinstance(container.get("id"), str), "RPC-IDX-021",
-          "index.getContainerByIndex gives no container ID to look up", expected="a container with a string id",
-          received=container)
+    container = container_to_look_up(index_at, wanted, "RPC-IDX-021")
     exchange = index_at.get_index(container["id"])
     result = result_of(exchange, "RPC-IDX-020", "index.getIndex of a container in the index")
     assert_shape("RPC-IDX-020", result, component("index", "IndexResult"), api="index", what="index.getIndex result",
