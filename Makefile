@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 META   := $(VENV)/share/openrpc-meta-schema.json
+ANVIL_VERSION  := 1.7.1
+ANVIL_PLATFORM := $(shell uname -s | tr A-Z a-z)-$(if $(filter aarch64 arm64,$(shell uname -m)),arm64,amd64)
+ANVIL  := $(VENV)/share/npm/anvil-$(ANVIL_VERSION)/package/bin/anvil
 ARGS   ?=
 # pytest caches its assertion rewrites as bytecode; without the cache every start re-parses every plugin module.
 unexport PYTHONDONTWRITEBYTECODE
@@ -13,11 +16,11 @@ unexport PYTHONDONTWRITEBYTECODE
 run: $(STAMP)
 	$(BIN)/conformance run $(ARGS)
 
-test: $(STAMP) $(META)
+test: $(STAMP) $(META) $(ANVIL)
 	$(BIN)/python -m pytest -n 2 $(ARGS)
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py $(ARGS)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +33,13 @@ $(META):
 	mkdir -p $(VENV)/share/npm
 	cd $(VENV)/share/npm && npm pack --silent @open-rpc/meta-schema@1.14.9 >/dev/null && tar xzf open-rpc-meta-schema-1.14.9.tgz
 	node -e 'process.stdout.write(JSON.stringify(require("./$(VENV)/share/npm/package/index.js").openrpcDocument))' > $@.tmp && mv $@.tmp $@
+
+# anvil, a local Ethereum node, is the live EVM target of tests/test_anvil.py; its npm platform package ships the
+# native binary (the wrapper package would fetch it in a postinstall script).
+$(ANVIL):
+	mkdir -p $(VENV)/share/npm/anvil-$(ANVIL_VERSION)
+	cd $(VENV)/share/npm/anvil-$(ANVIL_VERSION) && npm pack --silent @foundry-rs/anvil-$(ANVIL_PLATFORM)@$(ANVIL_VERSION) >/dev/null && tar xzf foundry-rs-anvil-$(ANVIL_PLATFORM)-$(ANVIL_VERSION).tgz && rm foundry-rs-anvil-$(ANVIL_PLATFORM)-$(ANVIL_VERSION).tgz
+	$@ --version >/dev/null
 
 clean:
 	rm -rf $(VENV) reports/latest

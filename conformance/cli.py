@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -33,18 +34,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--api", help=f"comma-separated subset of {','.join(ALL_APIS)}")
     run.add_argument("--profile", choices=list(PROFILES), help="how many examples and pages (default standard)")
     run.add_argument("--evm-chain", help="blockchain ID or alias of the EVM chain")
+    run.add_argument("--evm-rpc-url", help="the EVM chain's JSON-RPC URL itself (any Ethereum RPC endpoint), "
+                                           "instead of {node_url}/ext/bc/<chain>/rpc")
     run.add_argument("--api-key", help="Data API key; also CONFORMANCE_API_KEY (never printed)")
     run.add_argument("--api-key-header", help="header for the API key (default x-data-api-key)")
     run.add_argument("--allow-mutations", action="store_true", default=None,
                      help="also run tests that change node state (aliases, logger levels, profiler, VMs)")
     run.add_argument("--report-dir", default="reports/latest", help="where reports are written")
-    run.add_argument("--expectations", help="YAML file of known deviations")
+    run.add_argument("--expectations", help="YAML file of known deviations: [{rule, test?, reason, expires}]")
+    run.add_argument("--gate", choices=("must", "standard"), default="standard",
+                     help="lowest level whose failures fail the run: must, or standard (must and standard; default)")
     run.add_argument("--seed", type=int, help="seed of the embedded reference target and of generated data")
     run.add_argument("-n", dest="workers", help="parallel workers (pytest-xdist), e.g. 2 or auto")
     run.add_argument("--rate-limit", help="at most N requests a second, e.g. 20/s")
     run.add_argument("--max-requests", type=int, help="request budget")
     run.add_argument("--max-duration", type=float, help="seconds after which no new request starts")
-    run.add_argument("--timeout", type=float, help="per-request read timeout in seconds (default 30)")
+    run.add_argument("--timeout", type=float, help="seconds within which each answer must arrive whole (default 30)")
     run.add_argument("--rule", action="append", default=[], help="only tests carrying this rule ID or prefix")
     run.add_argument("--sample", action="append", default=[], metavar="NAME=VALUE",
                      help="an identifier for tests that cannot discover one (repeatable)")
@@ -58,9 +63,35 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--list-faults", action="store_true", help="list the faults and the rules they break")
     serve.add_argument("--advance-every", type=float, help="grow the chain every SECONDS (a live target)")
 
-    diff = commands.add_parser("diff", help="compare two report.json files")
-    diff.add_argument("old")
-    diff.add_argument("new")
+    diff = commands.add_parser("diff", help="compare two report.json files; exit 1 when NEW regressed")
+    diff.add_argument("old", help="report.json before (the baseline)")
+    diff.add_argument("new", help="report.json after (the candidate)")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument("--slower-factor", type=float, default=2.0,
+                      help="an operation is slower when its median grew by this factor (default 2) …")
+    diff.add_argument("--slower-ms", type=float, default=100.0, help="… and by this many milliseconds (default 100)")
+
+    compare = commands.add_parser("compare", help="send the same read-only requests to two endpoints and "
+                                                  "report where their answers differ; exit 1 when they do")
+    compare.add_argument("--baseline-url", required=True,
+                         help="base URL of all APIs of the endpoint to compare against (the node before an upgrade)")
+    compare.add_argument("--candidate-url", required=True, help="base URL of all APIs of the endpoint compared with it")
+    compare.add_argument("--api", help=f"comma-separated subset of {','.join(ALL_APIS)}")
+    compare.add_argument("--evm-chain", help="blockchain ID or alias of the EVM chain (evm, validators)")
+    compare.add_argument("--api-key", help="Data API key for both; also CONFORMANCE_API_KEY (never printed)")
+    compare.add_argument("--api-key-header", help="header for the API key (default x-data-api-key)")
+    compare.add_argument("--sample", action="append", default=[], metavar="NAME=VALUE",
+                         help="an identifier the APIs cannot list, as for run (repeatable)")
+    compare.add_argument("--rate-limit", help="at most N requests a second to each endpoint, e.g. 20/s")
+    compare.add_argument("--max-requests", type=int, help="request budget for each endpoint")
+    compare.add_argument("--timeout", type=float, help="per-request read timeout in seconds (default 30)")
+    compare.add_argument("--report-dir", help="also write compare.json there")
+    compare.add_argument("--seed", type=int, help="seed of the positions sampled below both chain heights")
+
+    expectations = commands.add_parser("expectations", help="write a starting expectations file from a report")
+    expectations.add_argument("--from", dest="source", required=True, metavar="REPORT", help="a report.json")
+    expectations.add_argument("--output", "-o", help="file to write (default: standard output)")
+    expectations.add_argument("--days", type=int, default=90, help="entries expire after this many days (default 90)")
     return parser
 
 
@@ -72,6 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run(args)
         if args.command == "serve-reference":
             return serve_reference(args)
+        if args.command == "expectations":
+            return write_expectations(args)
+        if args.command == "compare":
+            from conformance.compare.command import main as compare
+            return compare(args)
         return diff_reports(args)
     except ConfigError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
@@ -108,10 +144,36 @@ def serve_reference(args: argparse.Namespace) -> int:
 
 
 def diff_reports(args: argparse.Namespace) -> int:
-    for path in (args.old, args.new):
-        if not Path(path).is_file():
-            raise ConfigError(f"{path}: no such report")
-    raise ConfigError("report comparison needs report.json files, which this version does not write yet")
+    from conformance.reporting import diff
+
+    old, new = diff.load_report(args.old), diff.load_report(args.new)
+    if args.slower_factor < 1 or args.slower_ms < 0:
+        raise ConfigError("--slower-factor must be at least 1 and --slower-ms at least 0")
+    result = diff.compare_reports(old, new, slower_factor=args.slower_factor, slower_ms=args.slower_ms)
+    if args.format == "json":
+        print(json.dumps(result.to_json(), indent=1))
+    elif args.format == "markdown":
+        print(diff.render_markdown(result, args.old, args.new), end="")
+    else:
+        print(diff.render_text(result, args.old, args.new))
+    return 1 if result.regressed else 0
+
+
+def write_expectations(args: argparse.Namespace) -> int:
+    from conformance.reporting import diff, expectations
+
+    if args.days < 1:
+        raise ConfigError("--days must be at least 1")
+    text = expectations.from_report(diff.load_report(args.source), days=args.days)
+    if not args.output:
+        print(text, end="")
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--output: cannot write {args.output} ({exc.strerror or exc})") from None
+    print(f"conformance: wrote {args.output}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

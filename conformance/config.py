@@ -26,6 +26,7 @@ class Target:
     apis: tuple[str, ...] = ALL_APIS
     profile: str = "standard"
     evm_chain: str | None = None
+    evm_rpc_url: str | None = None  # the EVM chain's JSON-RPC endpoint itself, instead of {node_url}/ext/bc/<chain>/rpc
     api_key: str | None = field(default=None, repr=False)
     api_key_header: str = DEFAULT_KEY_HEADER
     allow_mutations: bool = False
@@ -42,15 +43,15 @@ class Target:
 
     def describe(self) -> str:
         where = "the embedded reference target" if self.reference else ", ".join(
-            f"{name}={url}" for name, url in (("node", self.node_url), ("data", self.data_url),
-                                              ("metrics", self.metrics_url)) if url)
+            f"{name}={url}" for name, url in (("node", self.node_url), ("evm-rpc", self.evm_rpc_url),
+                                              ("data", self.data_url), ("metrics", self.metrics_url)) if url)
         return f"{where}; APIs {','.join(self.apis)}; profile {self.profile}"
 
 
 #: Option name -> parser; the same names serve the command line, CONFORMANCE_* variables and config files.
-OPTIONS = ("target_url", "node_url", "data_url", "metrics_url", "api", "profile", "evm_chain", "api_key",
-           "api_key_header", "allow_mutations", "seed", "timeout", "rate_limit", "max_requests", "max_duration",
-           "sample")
+OPTIONS = ("target_url", "node_url", "data_url", "metrics_url", "api", "profile", "evm_chain", "evm_rpc_url",
+           "api_key", "api_key_header", "allow_mutations", "seed", "timeout", "rate_limit", "max_requests",
+           "max_duration", "sample")
 
 
 def check_url(value: str, option: str) -> str:
@@ -143,7 +144,8 @@ def gather(cli: Mapping[str, Any], env: Mapping[str, str] | None = None,
     for option in OPTIONS:
         if (value := env.get(ENV_PREFIX + option.upper())) not in (None, ""):
             merged[option] = value
-        if cli.get(option) not in (None, False, []):
+        # Identity, not equality: 0 == False, and a zero given on the command line is a value to check.
+        if cli.get(option) is not None and cli.get(option) is not False and cli.get(option) != []:
             merged[option] = cli[option]
     return merged
 
@@ -158,9 +160,11 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
     for key in urls:
         if raw.get(key):
             urls[key] = check_url(str(raw[key]), key)
-    reference = not any(urls.values())
+    evm_rpc_url = check_url(str(raw["evm_rpc_url"]), "evm_rpc_url") if raw.get("evm_rpc_url") else None
+    reference = not any(urls.values()) and not evm_rpc_url
     configured = [api for api in ALL_APIS
-                  if reference or urls["node_url" if api in RPC_APIS else f"{api}_url"]]
+                  if reference or urls["node_url" if api in RPC_APIS else f"{api}_url"]
+                  or (api == "evm" and evm_rpc_url)]
     apis = parse_apis(raw["api"]) if raw.get("api") else tuple(configured)
     missing = [api for api in apis if api not in configured]
     if missing:
@@ -174,14 +178,18 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
         apis=apis,
         profile=profile,
         evm_chain=str(raw["evm_chain"]) if raw.get("evm_chain") else None,
+        evm_rpc_url=evm_rpc_url,
         api_key=str(raw["api_key"]) if raw.get("api_key") else None,
         api_key_header=str(raw.get("api_key_header") or DEFAULT_KEY_HEADER),
         allow_mutations=_boolean(raw.get("allow_mutations", False)),
         seed=_number(int, "seed", raw["seed"]) if raw.get("seed") not in (None, "") else None,
         timeout=_number(float, "timeout", raw.get("timeout", 30.0), minimum=0.1),
         rate_limit=parse_rate(raw["rate_limit"]) if raw.get("rate_limit") else None,
-        max_requests=_number(int, "max_requests", raw["max_requests"], 1) if raw.get("max_requests") else None,
-        max_duration=_number(float, "max_duration", raw["max_duration"], 1) if raw.get("max_duration") else None,
+        # A zero is checked, not read as "no limit": --max-duration 0 must not run without one.
+        max_requests=_number(int, "max_requests", raw["max_requests"], 1)
+        if raw.get("max_requests") not in (None, "") else None,
+        max_duration=_number(float, "max_duration", raw["max_duration"], 1)
+        if raw.get("max_duration") not in (None, "") else None,
         samples=parse_samples(raw["sample"]) if raw.get("sample") else (),
         reference=reference,
     )

@@ -1,7 +1,11 @@
 """The pytest plugin: options, the target's fixtures, rule marks, and the suite's own exit codes."""
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
+import sys
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -12,13 +16,17 @@ from conformance.clients.http import HttpSession, Limits
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.clients.rest import RestClient
 from conformance.errors import ConfigError, SuiteError, Violation
+from conformance.reporting import build as report_build
+from conformance.reporting import expectations as expect
+from conformance.reporting.operations import OperationTimes
+from conformance.reporting.terminal import ProgressLine, end_table
+from conformance.reporting.outcomes import (OBSERVATION_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
+                                            OutcomeRecorder)
 from conformance.profiles import PROFILES, Profile
 from conformance.rules import Catalogue, UnknownRule, load_catalogue
 from conformance.session import Endpoints, open_endpoints
 
-OUTCOME_KEY = "conformance_outcome"   # user property: "violation" | "suite-error" on failed tests
-RULES_KEY = "rule"                    # one user property per rule a test carries (reaches JUnit)
-OBSERVATION_KEY = "observation"
+__all__ = ["OBSERVATION_KEY", "OUTCOME_KEY", "RULES_KEY", "VIOLATION_KEY", "rule_ids"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,6 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--api", help="comma-separated APIs to test: admin,index,evm,validators,data,metrics")
     add("--conformance-profile", dest="profile", choices=sorted(PROFILES), help="quick | standard | thorough")
     add("--evm-chain", help="blockchain ID or alias of the EVM chain (and its validators)")
+    add("--evm-rpc-url", help="the EVM chain's JSON-RPC URL itself, instead of {node_url}/ext/bc/<chain>/rpc")
     add("--api-key", help="Data API key (never printed)")
     add("--api-key-header", help="header carrying the API key (default x-data-api-key)")
     add("--allow-mutations", action="store_true", default=False, help="run tests that change node state")
@@ -42,6 +51,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--sample", action="append", default=[], metavar="NAME=VALUE",
         help="an identifier for tests that cannot discover one (repeatable), e.g. evm_address=0x…")
     add("--rule", action="append", default=[], help="run only tests carrying this rule ID (or ID prefix)")
+    add("--report-dir", help="write report.json, summary.md and report.html here")
+    add("--expectations", help="YAML file of known deviations: [{rule, test?, reason, expires}]")
+    add("--gate", choices=sorted(report_build.GATES), default="standard",
+        help="lowest rule level whose failures fail the run: must, or standard (must and standard; default)")
+    add("--conformance-progress", action="store_true", default=False,
+        help="one progress line instead of pytest's per-test letters")
+    add("--reference-target", action="store_true", default=False, help=argparse_suppress())
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -49,25 +65,40 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mutating: changes node state; runs only with --allow-mutations")
     config.addinivalue_line("markers", "exhaustive: a further variant of a decided rule; left out of profiles "
                                        "that are not exhaustive (quick)")
-    state = RunState()
+    state = RunState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(state, "conformance-run-state")
+    if config.getoption("conformance_progress", False) and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ProgressLine(config), "conformance-progress")
+
+
+def argparse_suppress() -> str:
+    import argparse
+    return argparse.SUPPRESS
 
 
 class RunState:
-    """Counts violations and suite errors of one session and turns them into the suite's exit code."""
+    """Gathers what the tests of one session did, writes the reports, and decides the suite's exit code."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
         self.active = False            # the session collected conformance tests
         self.violations = 0
         self.suite_errors = 0
         self.passed = 0
         self.requests = 0              # HTTP requests sent by this process (and, on a controller, its workers)
         self.target: conf.Target | None = None
+        self.outcomes = OutcomeRecorder()
+        self.operations = OperationTimes()
+        self.started = dt.datetime.now(dt.timezone.utc)
+        self.report: dict[str, Any] | None = None
+        self.written: list[Path] = []
+        self.write_error: str | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not any(key == RULES_KEY for key, _ in report.user_properties):
             return
+        self.outcomes.add(report)
         if report.failed:
             if dict(report.user_properties).get(OUTCOME_KEY) == "suite-error" or report.when != "call":
                 self.suite_errors += 1
@@ -79,24 +110,75 @@ class RunState:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """pytest-xdist: a worker finished; add the requests it sent."""
-        self.requests += int(getattr(node, "workeroutput", {}).get("conformance_requests", 0))
+        output = getattr(node, "workeroutput", {})
+        self.requests += int(output.get("conformance_requests", 0))
+        self.operations.merge_wire(output.get("conformance_operations", {}))
+        if output.get("conformance_active"):
+            self.active = True
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is not None and self.report["summary"]["tests"]:
+            terminalreporter.write_line("")
+            for line in end_table(self.report):
+                terminalreporter.write_line(line)
         if self.active and self.requests:
             terminalreporter.write_line(f"conformance: {self.requests} requests sent to the target")
+        if self.written:
+            terminalreporter.write_line(f"conformance: reports written: {', '.join(p.name for p in self.written)}")
+        if self.write_error:
+            terminalreporter.write_line(f"conformance: error: {self.write_error}", red=True)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(session.config, "workeroutput"):
             session.config.workeroutput["conformance_requests"] = self.requests  # type: ignore[attr-defined]
+            session.config.workeroutput["conformance_operations"] = self.operations.to_wire()  # type: ignore[attr-defined]
+            session.config.workeroutput["conformance_active"] = self.active  # type: ignore[attr-defined]
+            return
         if not (self.active or self.violations or self.suite_errors or self.passed):
             return
-        if self.violations:
-            session.exitstatus = 1
-        elif self.suite_errors:
-            session.exitstatus = 3
-        elif exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) and self.passed:
-            session.exitstatus = 0
+        if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR):
+            return
+        self.report = self._build_report(session)
+        code = self.report["summary"]["exit_code"]
+        if self.report["summary"]["tests"] and (code or exitstatus in (pytest.ExitCode.OK,
+                                                                       pytest.ExitCode.TESTS_FAILED)):
+            session.exitstatus = code
+        report_dir = session.config.getoption("report_dir", None)
+        if report_dir:
+            from conformance.reporting.write import write_reports
+            try:
+                self.written = write_reports(self.report, Path(report_dir))
+            except OSError as exc:
+                self.write_error = f"cannot write reports to {report_dir} ({exc.strerror or exc})"
+                session.exitstatus = max(int(session.exitstatus), 3)
+
+    def _build_report(self, session: pytest.Session) -> dict[str, Any]:
+        config = session.config
+        catalogue = load_catalogue()
+        target = resolved_target(config)
+        entries = self.expectation_entries(catalogue)
+        tests = list(self.outcomes.tests.values())
+        verdicts = expect.apply(entries, tests, dt.date.today())
+        facts = report_build.RunFacts(
+            apis=target.apis, profile=target.profile,
+            urls={"node": target.node_url, "evm_rpc": target.evm_rpc_url, "data": target.data_url,
+                  "metrics": target.metrics_url},
+            evm_chain=config.getoption("evm_chain", None), reference=config.getoption("reference_target", False),
+            seed=target.seed if target.seed is not None else (0 if config.getoption("reference_target", False)
+                                                              else None), started=self.started, finished=dt.datetime.now(dt.timezone.utc),
+            requests=self.requests, gate=config.getoption("gate", "standard") or "standard",
+            expectations_file=config.getoption("expectations", None))
+        return report_build.build(tests, catalogue, facts, self.operations, verdicts)
+
+    def expectation_entries(self, catalogue: Catalogue) -> list[expect.Expectation]:
+        path = self.config.getoption("expectations", None)
+        if not path:
+            return []
+        try:
+            return expect.load(path, catalogue)
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
 
 
 _STATE = pytest.StashKey[RunState]()
@@ -123,6 +205,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     config.stash[_STATE].active = True
     catalogue = load_catalogue()
+    config.stash[_STATE].expectation_entries(catalogue)  # a malformed file stops the run before any request
     target = resolved_target(config)
     settings.load_profile(PROFILES[target.profile].hypothesis_profile)
     unknown = sorted({rid for item in items for rid in rule_ids(item) if rid not in catalogue})
@@ -152,14 +235,33 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()
-    if call.excinfo is None or not rule_ids(item):
+    if call.excinfo is None or not rule_ids(item) or call.excinfo.errisinstance(pytest.skip.Exception):
         return
-    if call.excinfo.errisinstance(Violation):
-        report.longrepr = str(call.excinfo.value)
+    violation = _first(call.excinfo.value, Violation)
+    if violation is not None:
+        report.longrepr = str(violation)
         report.user_properties.append((OUTCOME_KEY, "violation"))
-    elif call.excinfo.errisinstance(SuiteError):
-        report.longrepr = f"{type(call.excinfo.value).__name__}: {call.excinfo.value}"
-        report.user_properties.append((OUTCOME_KEY, "suite-error"))
+        report.user_properties.append((VIOLATION_KEY, json.dumps(
+            {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
+             "received": violation.received, "reproducer": violation.reproducer})))
+        return
+    error = _first(call.excinfo.value, SuiteError)
+    if error is not None:
+        report.longrepr = f"{type(error).__name__}: {error}"
+    # Anything else is a defect of the suite, not a deviation of the target: never counted against it.
+    report.user_properties.append((OUTCOME_KEY, "suite-error"))
+
+
+def _first(exc: BaseException, kind: type[BaseException]) -> Any:
+    """`exc` itself, or the first exception of that kind inside an exception group (hypothesis raises those)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _first(inner, kind)
+            if found is not None:
+                return found
+    return None
 
 
 # Fixtures -------------------------------------------------------------------------------------------------
@@ -189,12 +291,18 @@ def endpoints(target: conf.Target) -> Iterator[Endpoints]:
 
 @pytest.fixture(scope="session")
 def http(target: conf.Target, request: pytest.FixtureRequest) -> Iterator[HttpSession]:
-    limits = Limits(read_timeout=target.timeout, rate_limit=target.rate_limit, max_requests=target.max_requests)
+    # Under pytest-xdist each worker has its own session: the run's rate and budget are shared out among them,
+    # so the target never sees more than the run allows.
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) if hasattr(request.config, "workerinput") else 1
+    limits = Limits(read_timeout=target.timeout,
+                    rate_limit=target.rate_limit / workers if target.rate_limit else None,
+                    max_requests=-(-target.max_requests // workers) if target.max_requests else None)
     if target.max_duration:
         import time
         limits.deadline = time.monotonic() + target.max_duration
     secrets = {target.api_key_header: target.api_key} if target.api_key else {}
     session = HttpSession(limits, secret_headers=secrets)
+    session.listeners.append(request.config.stash[_STATE].operations.record)
     yield session
     request.config.stash[_STATE].requests += session.requests_sent
     session.close()
@@ -224,8 +332,11 @@ def evm_chain(endpoints: Endpoints) -> str:
 
 
 @pytest.fixture(scope="session")
-def evm(rpc_at: Callable[[str], JsonRpcClient], evm_chain: str) -> JsonRpcClient:
-    return rpc_at(f"/ext/bc/{evm_chain}/rpc")
+def evm(request: pytest.FixtureRequest, target: conf.Target, http: HttpSession) -> JsonRpcClient:
+    """The EVM chain RPC: --evm-rpc-url, else {node_url}/ext/bc/<evm_chain>/rpc."""
+    if target.evm_rpc_url:
+        return JsonRpcClient(http, target.evm_rpc_url)
+    return request.getfixturevalue("rpc_at")(f"/ext/bc/{request.getfixturevalue('evm_chain')}/rpc")
 
 
 @pytest.fixture(scope="session")

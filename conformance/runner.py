@@ -26,13 +26,20 @@ def run(args: argparse.Namespace) -> int:
         report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"--report-dir: cannot create {report_dir} ({exc.strerror})") from None
-    if args.expectations and not Path(args.expectations).is_file():
-        raise ConfigError(f"--expectations: {args.expectations}: no such file")
+    if args.expectations:
+        from conformance.reporting.expectations import load
+        from conformance.rules import load_catalogue
+        load(args.expectations, load_catalogue())  # a missing or malformed file is a usage error, before any request
     with open_endpoints(target) as endpoints:
         if target.reference:
             print(f"conformance: started the embedded reference target at {endpoints.node_url}", flush=True)
         else:
-            preflight(endpoints, timeout=min(target.timeout, 10.0))
+            try:
+                preflight(endpoints, timeout=min(target.timeout, 10.0), extra=(target.evm_rpc_url,))
+            except TargetUnreachable as exc:
+                # The report is still written: a CI job that publishes it shows why nothing was tested.
+                write_aborted_report(target, endpoints, report_dir, str(exc), gate=args.gate)
+                raise
         pytest_args = _pytest_args(args, target, endpoints, report_dir)
         with contextlib.redirect_stdout(sys.stdout):
             code = int(pytest.main(pytest_args))
@@ -41,11 +48,47 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def preflight(endpoints: Endpoints, *, timeout: float) -> None:
+def write_aborted_report(target: config.Target, endpoints: Endpoints, report_dir: Path, reason: str,
+                         *, gate: str) -> None:
+    import datetime as dt
+
+    from conformance.reporting.build import RunFacts, build
+    from conformance.reporting.expectations import Verdicts
+    from conformance.reporting.operations import OperationTimes
+    from conformance.reporting.write import write_reports
+    from conformance.rules import load_catalogue
+
+    now = dt.datetime.now(dt.timezone.utc)
+    facts = RunFacts(apis=target.apis, profile=target.profile, evm_chain=endpoints.evm_chain, reference=False,
+                     urls={"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url},
+                     seed=target.seed, started=now, finished=now, requests=0, gate=gate, aborted=reason)
+    with contextlib.suppress(OSError):
+        write_reports(build([], load_catalogue(), facts, OperationTimes(), Verdicts()), report_dir)
+        write_aborted_junit(report_dir / "junit.xml", reason)
+
+
+def write_aborted_junit(path: Path, reason: str) -> None:
+    """One errored test case: a CI job reading junit.xml shows why nothing was tested, never an older run's file."""
+    from xml.etree import ElementTree
+
+    suites = ElementTree.Element("testsuites")
+    suite = ElementTree.SubElement(suites, "testsuite", name="conformance", tests="1", errors="1", failures="0",
+                                   skipped="0")
+    case = ElementTree.SubElement(suite, "testcase", classname="conformance", name="target_answers")
+    ElementTree.SubElement(case, "error", message=reason).text = reason
+    ElementTree.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, ...] = ()) -> None:
     """Fails fast, as one line and exit 3, when a configured base URL does not answer at all."""
-    for url in dict.fromkeys(u for u in (endpoints.node_url, endpoints.data_url, endpoints.metrics_url) if u):
+    urls = (endpoints.node_url, endpoints.data_url, endpoints.metrics_url, *extra)
+    for url in dict.fromkeys(u for u in urls if u):
         try:
             requests.get(url, timeout=(timeout, timeout), allow_redirects=False, stream=True).close()
+        except requests.exceptions.ConnectTimeout:
+            raise TargetUnreachable(f"{url} does not answer (no connection within {timeout:g} s)") from None
+        except requests.exceptions.ReadTimeout:
+            raise TargetUnreachable(f"{url} does not answer (no answer within {timeout:g} s)") from None
         except requests.exceptions.RequestException as exc:
             reason = type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout")
             raise TargetUnreachable(f"{url} does not answer ({reason})") from None
@@ -56,9 +99,19 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
            "-o", "addopts=", "-o", "testpaths=", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning",
            f"--junitxml={report_dir / 'junit.xml'}", "-o", "junit_family=xunit1",
-           "--api", ",".join(target.apis), "--conformance-profile", target.profile]
+           # pytest's own traceback style re-parses every module of a traceback, about 0.1 s a failure: a target
+           # that goes down mid-run would otherwise cost minutes of formatting for reports that replace it anyway.
+           "--tb=native",
+           "--api", ",".join(target.apis), "--conformance-profile", target.profile,
+           "--report-dir", str(report_dir), "--gate", args.gate, "-o", "console_output_style=classic"]
+    if args.expectations:
+        out += ["--expectations", args.expectations]
+    if target.reference:
+        out.append("--reference-target")
+    out.append("--conformance-progress")
     for option, value in (("--node-url", endpoints.node_url), ("--data-url", endpoints.data_url),
                           ("--metrics-url", endpoints.metrics_url), ("--evm-chain", endpoints.evm_chain),
+                          ("--evm-rpc-url", target.evm_rpc_url),
                           ("--api-key-header", target.api_key_header), ("--conformance-seed", target.seed),
                           ("--request-timeout", target.timeout), ("--rate-limit", target.rate_limit),
                           ("--max-requests", target.max_requests), ("--max-duration", target.max_duration)):

@@ -13,6 +13,7 @@ class Clock:
     """Simulated UNIX time: frozen unless the world advances."""
 
     def __init__(self, start: float) -> None:
+        self.start = start
         self.now = start
 
     def tick(self, seconds: float) -> None:

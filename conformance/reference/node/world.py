@@ -146,7 +146,8 @@ def make_validators(world: World) -> list[dict[str, object]]:
     seed, out = world.seed, []
     for k in range(20):
         l1 = k < 12
-        start = int(world.clock.now) - DAY * (3 + ids.number(seed, "val-start", k, below=200)) - \
+        # From the world's first moment, not from whenever validators are first read: a validator's start is fixed.
+        start = int(world.clock.start) - DAY * (3 + ids.number(seed, "val-start", k, below=200)) - \
             ids.number(seed, "val-start-s", k, below=DAY)
         out.append({
             "validationID": ids.cb58_id(seed, "validation" if l1 else "add-validator-tx", k),

@@ -1,0 +1,134 @@
+"""Which read-only requests a comparison sends, read from the specs, with identifiers discovered as it goes.
+
+A chain that advances between the two calls must not show as a difference, so answers about the latest
+items ("heads") are compared by shape only, and each head's answers anchor the requests that follow it:
+a container by an index below both heights, transfers below both head blocks, metrics in a window that
+ended before either endpoint's latest point. Those anchored answers are compared value by value.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Callable, Mapping
+from urllib.parse import urlencode
+
+from conformance import specs
+from conformance.checks import data as data_spec
+from conformance.compare.normalize import Outcome
+
+#: Admin methods that only read; every other method of specs/openrpc/admin.json changes node state
+#: (aliases, logger levels, profiler files, loaded VMs) and is never sent.
+READ_ONLY_ADMIN = ("admin.getChainAliases", "admin.getLoggerLevel")
+STATE_CHANGING_ADMIN = ("admin.alias", "admin.aliasChain", "admin.setLoggerLevel", "admin.loadVMs",
+                        "admin.lockProfile", "admin.memoryProfile", "admin.startCPUProfiler", "admin.stopCPUProfiler")
+
+Then = Callable[[Outcome, Outcome], "list[Request]"]
+
+
+@dataclass(frozen=True)
+class Request:
+    """One read-only request sent alike to both endpoints."""
+
+    api: str
+    operation: str                 # JSON-RPC method, or the OpenAPI operationId
+    path: str                      # under the endpoint's base URL
+    params: Any = None             # JSON-RPC params, or the query of a REST request
+    body: Any = None               # JSON body of a REST POST
+    method: str = "POST"
+    head: bool = False             # about the latest items: compared by shape only
+    page_tokens: tuple[str, str] | None = None  # the next page: each endpoint's own token
+    open_end: str | None = None    # list member of a list read oldest first, whose end grows with the chain
+    then: Then | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rpc(self) -> bool:
+        return self.api in specs.RPC_APIS
+
+    def describe(self) -> str:
+        """The request as one line, e.g. `POST /ext/index/X/tx index.getIndex {"id":"…"}`."""
+        if self.rpc:
+            return f"POST {self.path} {self.operation} {json.dumps(self.params, separators=(',', ':'))}"
+        query = urlencode({k: _wire(v) for k, v in (self.params or {}).items()})
+        text = f"{self.method} {self.path}{'?' + query if query else ''}"
+        if self.page_tokens:
+            text += f"{'&' if query else '?'}pageToken=<each endpoint's own>"
+        return text + (f" {json.dumps(self.body, separators=(',', ':'))}" if self.body is not None else "")
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"api": self.api, "operation": self.operation, "method": self.method, "path": self.path,
+               "params": self.params, "head": self.head}
+        if self.body is not None:
+            out["body"] = self.body
+        if self.page_tokens:
+            out["next_page"] = True
+        return out
+
+
+def _wire(value: Any) -> Any:
+    return ("true" if value else "false") if isinstance(value, bool) else value
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """What the plan needs besides the specs: the EVM chain, the operator's samples, the seed."""
+
+    apis: tuple[str, ...]
+    evm_chain: str | None = None
+    samples: Mapping[str, str] = field(default_factory=dict)
+    seed: int = 0
+
+    def sample(self, name: str) -> str | None:
+        return self.samples.get(name)
+
+
+@dataclass
+class Plan:
+    requests: list[Request]
+    notes: list[str]               # what is not compared, and why
+
+
+def build(ctx: PlanContext) -> Plan:
+    """The first requests of each API in `ctx.apis`; their answers add the anchored ones."""
+    from conformance.compare import node_requests, rest_requests
+
+    builders = {"admin": node_requests.admin, "index": node_requests.index, "evm": node_requests.evm,
+                "validators": node_requests.validators, "data": rest_requests.data_api,
+                "metrics": rest_requests.metrics_api}
+    plan = Plan([], [])
+    for api in ctx.apis:
+        if api in ("evm", "validators") and not ctx.evm_chain:
+            plan.notes.append(f"{api}: not compared without --evm-chain")
+            continue
+        builders[api](ctx, plan)
+    return plan
+
+
+def rpc(api: str, path: str, method: str, params: Any, *, head: bool = False, then: Then | None = None) -> Request:
+    """A JSON-RPC request; refuses, whatever the caller, a method that changes node state."""
+    if api == "admin" and method not in READ_ONLY_ADMIN:
+        raise ValueError(f"{method} changes node state; a comparison sends read-only requests only")
+    return Request(api, method, path, params, head=head, then=then)
+
+
+def next_page(request: Request, baseline: Outcome, candidate: Outcome) -> list[Request]:
+    """The following page of a list, each endpoint with the token it issued; none when either list ended."""
+    tokens = [o.value.get("nextPageToken") if o.ok and isinstance(o.value, dict) else None
+              for o in (baseline, candidate)]
+    if not all(isinstance(token, str) and token for token in tokens):
+        return []
+    return [replace(request, page_tokens=(tokens[0], tokens[1]), then=None)]
+
+
+def paged(request: Request) -> Request:
+    """`request`, followed by one more page."""
+    return replace(request, then=partial(next_page, request))
+
+
+def oldest_first(request: Request) -> Request:
+    """`request` for a list read oldest first (stable except at its end), followed by one more page."""
+    return paged(replace(request, open_end=data_spec.operation(request.operation).list_member))
+
+
+def uint(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -1,0 +1,1 @@
+"""What a run leaves behind: report.json, summary.md, report.html, the terminal table, and the gate's verdict."""

@@ -1,0 +1,205 @@
+"""Builds report.json's content from what the tests did: per rule, per API, and the gate's verdict."""
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from dataclasses import dataclass
+from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from conformance import __version__
+from conformance.errors import EXIT_CONFORMANT, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
+from conformance.reporting.expectations import Verdicts
+from conformance.reporting.operations import OperationTimes, all_operations
+from conformance.reporting.outcomes import TestOutcome
+from conformance.rules import REQUIRED_LEVELS, Catalogue, Rule
+
+SCHEMA = "conformance-report/1"
+STATUSES = ("pass", "fail", "error", "skip", "untested", "observed")
+#: Levels whose failures fail the run, per --gate value: the gate names the lowest level that still counts.
+GATES = {"must": ("must",), "standard": ("must", "standard")}
+
+
+def redact_url(url: str | None) -> str | None:
+    """A URL fit for a report: no user or password, no query (API keys travel there on some services)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+@dataclass
+class RunFacts:
+    """What a report says about the run besides its tests."""
+
+    apis: tuple[str, ...]
+    profile: str
+    urls: dict[str, str | None]
+    evm_chain: str | None
+    reference: bool
+    seed: int | None
+    started: dt.datetime
+    finished: dt.datetime
+    requests: int
+    gate: str = "standard"
+    expectations_file: str | None = None
+    aborted: str | None = None   # why no test ran (the target did not answer, …)
+
+
+def rule_status(rule: Rule, carriers: list[TestOutcome], failures: list[TestOutcome],
+                observed: list[dict[str, Any]]) -> str:
+    if failures:
+        return "fail"
+    if any(test.outcome == "error" for test in carriers):
+        return "error"
+    ran = any(test.outcome == "passed" for test in carriers)
+    if rule.level == "observe":
+        return "observed" if ran or observed else ("skip" if carriers else "untested")
+    if ran:
+        return "pass"
+    if carriers and all(test.outcome == "skipped" for test in carriers):
+        return "skip"
+    return "untested"
+
+
+def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verdicts, gate: str) -> int:
+    """1 for a gated, unexcused violation or an expired expectation; else 3 for an unexcused error or when no
+    test could run at all (every one skipped: nothing of the target was tested); else 0."""
+    levels = GATES[gate]
+    violated = errored = False
+    tests = list(tests)
+    if not any(test.outcome in ("passed", "failed") or test.id in verdicts.excused for test in tests):
+        errored = True
+    for test in tests:
+        if test.id in verdicts.excused:
+            continue
+        if test.outcome == "failed":
+            rule = (test.violation or {}).get("rule")
+            failed_levels = ({catalogue[rule].level} if rule in catalogue
+                             else {catalogue[r].level for r in test.rules if r in catalogue})
+            violated = violated or bool(failed_levels & set(levels))
+        elif test.outcome == "error":
+            errored = True
+    if violated or verdicts.expired:
+        return EXIT_VIOLATION
+    return EXIT_UNTESTABLE if errored else EXIT_CONFORMANT
+
+
+def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, operations: OperationTimes,
+          verdicts: Verdicts) -> dict[str, Any]:
+    carriers: dict[str, list[TestOutcome]] = {}
+    failures: dict[str, list[TestOutcome]] = {}
+    observations: dict[str, list[dict[str, Any]]] = {}
+    for test in tests:
+        for rule_id in test.rules:
+            carriers.setdefault(rule_id, []).append(test)
+        if test.outcome == "failed":
+            for rule_id in _failed_rules(test):
+                failures.setdefault(rule_id, []).append(test)
+        for seen in test.observations:
+            observations.setdefault(seen["rule"], []).append({"test": test.id, "seen": seen.get("seen")})
+
+    rules = []
+    for rule in catalogue:
+        mine = carriers.get(rule.id, [])
+        failed = failures.get(rule.id, [])
+        status = rule_status(rule, mine, failed, observations.get(rule.id, []))
+        entry: dict[str, Any] = {
+            "id": rule.id, "title": rule.title, "api": list(rule.apis), "level": rule.level,
+            "source": {"doc": rule.doc, "section": rule.section}, "status": status,
+            "tests": [test.id for test in mine]}
+        if rule.standard:
+            entry["standard"] = rule.standard
+        if rule.untestable:
+            entry["untestable"] = rule.untestable
+        if failed:
+            entry["failures"] = [_failure(test) for test in failed]
+        errors = [{"test": test.id, "message": test.message} for test in mine if test.outcome == "error"]
+        if errors:
+            entry["errors"] = errors
+        if rule.id in observations:
+            entry["observations"] = observations[rule.id]
+        excuses = {verdicts.excused[t.id] for t in failed + [t for t in mine if t.outcome == "error"]
+                   if t.id in verdicts.excused}
+        if excuses and status in ("fail", "error"):
+            entry["expected"] = sorted((e.to_json() for e in excuses), key=lambda e: e["expires"])
+        rules.append(entry)
+
+    summary = {"tests": len(tests),
+               "passed": sum(t.outcome == "passed" for t in tests),
+               "failed": sum(t.outcome == "failed" for t in tests),
+               "errors": sum(t.outcome == "error" for t in tests),
+               "skipped": sum(t.outcome == "skipped" for t in tests),
+               "expected_failures": len(verdicts.excused),
+               "requests": facts.requests}
+    if facts.aborted:
+        code = EXIT_UNTESTABLE
+    elif not tests:
+        code = EXIT_USAGE   # the selection left nothing to run: nothing was tested
+    else:
+        code = exit_code(tests, catalogue, verdicts, facts.gate)
+    summary["exit_code"] = code
+    summary["verdict"] = {EXIT_CONFORMANT: "conformant", EXIT_VIOLATION: "violations"}.get(code, "untestable")
+    return {
+        "schema": SCHEMA,
+        "suite": {"name": "conformance", "version": __version__, "profile": facts.profile, "seed": facts.seed,
+                  "gate": facts.gate, "gated_levels": list(GATES[facts.gate]),
+                  "expectations": facts.expectations_file,
+                  "python": platform.python_version(),
+                  "started": facts.started.isoformat(timespec="seconds"),
+                  "finished": facts.finished.isoformat(timespec="seconds"),
+                  "duration_s": round((facts.finished - facts.started).total_seconds(), 3),
+                  **({"aborted": facts.aborted} if facts.aborted else {})},
+        "target": {"reference": facts.reference, "apis": list(facts.apis),
+                   "urls": {name: redact_url(url) for name, url in facts.urls.items()},
+                   "evm_chain": facts.evm_chain,
+                   "versions": {"server": sorted(operations.servers),
+                                "client": sorted(operations.client_versions)}},
+        "summary": summary,
+        "apis": _per_api(rules, facts.apis, operations),
+        "rules": rules,
+        "tests": [test.to_json() for test in sorted(tests, key=lambda t: t.id)],
+        "operations": operations.summary(),
+        "expectations": verdicts.to_json(),
+    }
+
+
+def _failed_rules(test: TestOutcome) -> list[str]:
+    rule = (test.violation or {}).get("rule")
+    return [rule] if rule else list(test.rules)
+
+
+def _failure(test: TestOutcome) -> dict[str, Any]:
+    violation = test.violation or {}
+    out = {"test": test.id, "summary": violation.get("summary", ""), "expected": violation.get("expected", ""),
+           "received": violation.get("received", ""), "reproducer": violation.get("reproducer"),
+           "message": test.message}
+    return {key: value for key, value in out.items() if value is not None}
+
+
+def _per_api(rules: list[dict[str, Any]], apis: tuple[str, ...], operations: OperationTimes) -> dict[str, Any]:
+    documented = all_operations()
+    exercised: dict[str, set[str]] = {}
+    for entry in operations.summary():
+        exercised.setdefault(entry["api"], set()).add(entry["operation"])
+    out = {}
+    for api in apis:
+        mine = [rule for rule in rules if api in rule["api"]]
+        required = [rule for rule in mine if rule["level"] in REQUIRED_LEVELS]
+        tested = [rule for rule in required if rule["status"] in ("pass", "fail")]
+        passed = [rule for rule in tested if rule["status"] == "pass"]
+        ran = [rule for rule in mine if rule["status"] not in ("untested", "skip")]
+        counts = {status: sum(rule["status"] == status for rule in mine) for status in STATUSES}
+        ops = documented.get(api, set())
+        out[api] = {
+            "score": {"passed": len(passed), "tested": len(tested),
+                      "ratio": round(len(passed) / len(tested), 4) if tested else None},
+            "coverage": {"operations": {"exercised": len(exercised.get(api, set()) & ops), "total": len(ops)},
+                         "rules": {"exercised": len(ran), "total": len(mine)}},
+            "statuses": counts,
+        }
+    return out

@@ -1,0 +1,325 @@
+"""report.html: one self-contained page a vendor can hand over, fully readable with scripts off.
+
+Every value of the report may come from the target, so every one goes through `_e` (html.escape), and the
+page's Content-Security-Policy only lets its own stylesheet and filter script run: an escaping slip could
+show markup, never run it or load anything.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from typing import Any, Iterable
+
+from conformance.reporting.build import STATUSES
+
+#: Bounds that keep a page of a large run light; report.json keeps everything.
+MAX_TEXT = 4_000                 # characters of one message, expected or received value, or observation
+MAX_REPRODUCER = 16_000
+MAX_FAILURES_PER_RULE = 20
+FAILURES_OPEN = 3                # failures of one rule shown unfolded; the rest wait in a <details>
+MAX_OBSERVATIONS_PER_RULE = 20
+
+# A mark beside each status word, so a status never rests on colour alone.
+MARKS = {"pass": "✓", "fail": "✗", "error": "!", "skip": "–", "untested": "○", "observed": "◉"}
+VERDICTS = {"conformant": "✓ Conformant", "violations": "✗ Violations: the target broke at least one rule",
+            "untestable": "! Could not be tested"}
+SECTIONS = (("scores", "Scores"), ("matrix", "Rules"), ("failures", "Failures"), ("errors", "Errors"),
+            ("observations", "Observations"), ("expectations", "Expectations"), ("operations", "Operations"))
+
+_COLOURS = {"pass": "#d5f0d8", "fail": "#f9d0cc", "error": "#fde2b8", "skip": "#e6e6e6",
+            "untested": "#f3f3f3", "observed": "#d6e6f8"}
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;
+max-width:1200px;padding:0 16px 48px;color:#1d1d1f;background:#fff}
+h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:1px solid #ccc}
+h3{font-size:15px;margin:18px 0 4px}nav a{margin-right:12px}
+code,pre{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace}
+pre{background:#f6f8fa;border:1px solid #e1e4e8;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere;
+margin:4px 0}
+pre.repro code{user-select:all}
+table{border-collapse:collapse;margin:8px 0 16px;width:100%}
+th,td{border:1px solid #d8d8d8;padding:3px 6px;text-align:left;vertical-align:top}
+thead th{background:#f0f0f0}tbody th{white-space:nowrap}caption{text-align:left;font-weight:600;padding:6px 0}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.verdict{font-size:18px;font-weight:600;padding:8px 12px;border-radius:4px;margin:8px 0}
+.v-conformant{background:#d5f0d8}.v-violations{background:#f9d0cc}.v-untestable{background:#fde2b8}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+.badge{display:inline-block;padding:0 6px;border-radius:3px;border:1px solid #999;white-space:nowrap}
+.note{color:#555;font-size:12.5px;display:block}
+.failure{border-left:4px solid #c62828;padding:2px 10px;margin:8px 0}
+.failure dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:4px 0}
+.failure dt{font-weight:600}.failure dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
+.error{border-left:4px solid #e08a00;padding:2px 10px;margin:8px 0}
+fieldset{border:1px solid #ccc;padding:4px 8px;margin:8px 0}fieldset label{margin-right:12px}
+@media print{nav,fieldset{display:none}}
+""" + "".join(f".s-{s}{{background:{c}}}" for s, c in _COLOURS.items()) + "".join(
+    f"#matrix.hide-{s} tr[data-status={s}]{{display:none}}" for s in STATUSES)
+# The filter is the page's only script; it un-hides its own controls, so without scripts none are shown.
+SCRIPT = ("(function(){var f=document.getElementById('status-filter'),m=document.getElementById('matrix');"
+          "if(!f||!m)return;f.hidden=false;f.addEventListener('change',function(e){var t=e.target;"
+          "if(t.name==='status')m.classList.toggle('hide-'+t.value,!t.checked);});})();")
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+CSP = (f"default-src 'none'; style-src {_hash(STYLE)}; script-src {_hash(SCRIPT)}; img-src data:; "
+       "base-uri 'none'; form-action 'none'")
+
+
+def _e(value: Any) -> str:
+    return "—" if value is None or value == "" else html.escape(str(value), quote=True)
+
+
+def _clip(text: Any, limit: int = MAX_TEXT) -> str:
+    text = "" if text is None else str(text)
+    if len(text) <= limit:
+        return _e(text)
+    return _e(text[:limit]) + f"\n… ({len(text) - limit:,} more characters in report.json)"
+
+
+def _plural(count: int, noun: str) -> str:
+    return noun if count == 1 else noun + "s"
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {_plural(count, noun)}"
+
+
+def _badge(status: str, expected: bool = False) -> str:
+    tail = " (expected)" if expected else ""
+    return f'<span class="badge s-{_e(status)}">{MARKS.get(status, "")} {_e(status)}{tail}</span>'
+
+
+def _pct(ratio: Any) -> str:
+    return f"{ratio:.1%}" if isinstance(ratio, (int, float)) else "—"
+
+
+def _source(rule: dict[str, Any]) -> str:
+    source = rule.get("source") or {}
+    text = f"{_e(source.get('doc'))} › {_e(source.get('section'))}"
+    return text + (f'<span class="note">{_e(rule["standard"])}</span>' if rule.get("standard") else "")
+
+
+def _table(caption: str, head: Iterable[str], rows: Iterable[str], *, attrs: str = "") -> str:
+    cols = "".join(f'<th scope="col">{h}</th>' for h in head)
+    return (f"<table{attrs}><caption>{caption}</caption><thead><tr>{cols}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _header(report: dict[str, Any]) -> str:
+    suite, target, summary = report.get("suite", {}), report.get("target", {}), report.get("summary", {})
+    verdict = summary.get("verdict", "untestable")
+    urls = "".join(f"<div>{_e(name)}: <code>{_e(url)}</code></div>"
+                   for name, url in (target.get("urls") or {}).items() if url)
+    where = "the embedded reference target" if target.get("reference") else (urls or "—")
+    tests = (f"{summary.get('tests', 0)} tests: {summary.get('passed', 0)} passed, {summary.get('failed', 0)} "
+             f"failed, {summary.get('errors', 0)} errors, {summary.get('skipped', 0)} skipped"
+             + (f", {summary['expected_failures']} expected failures" if summary.get("expected_failures") else ""))
+    facts = [("Target", where), ("APIs", _e(", ".join(target.get("apis") or []))),
+             ("EVM chain", _e(target.get("evm_chain"))),
+             ("Server", _e(", ".join((target.get("versions") or {}).get("server") or []))),
+             ("Suite", f"{_e(suite.get('name', 'conformance'))} {_e(suite.get('version'))}"),
+             ("Profile", _e(suite.get("profile"))),
+             ("Gate", f"{_e(suite.get('gate'))} (failures of {_e(', '.join(suite.get('gated_levels') or []))} "
+                      "rules fail the run)"),
+             ("Seed", _e(suite.get("seed"))),
+             ("Date", f"{_e(suite.get('started'))} to {_e(suite.get('finished'))} ({_e(suite.get('duration_s'))} s)"),
+             ("Requests", _e(summary.get("requests"))), ("Tests", _e(tests)),
+             ("Exit code", _e(summary.get("exit_code")))]
+    aborted = (f'<p class="verdict v-untestable">The run stopped before testing: {_e(suite["aborted"])}</p>'
+               if suite.get("aborted") else "")
+    nav = "".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in SECTIONS)
+    return (f'<header id="summary"><h1>API conformance report</h1><nav>{nav}</nav>'
+            f'<p id="verdict" class="verdict v-{_e(verdict)}" data-verdict="{_e(verdict)}">'
+            f"{_e(VERDICTS.get(verdict, verdict))}</p>{aborted}<dl class=\"facts\">"
+            + "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in facts) + "</dl></header>")
+
+
+def _scores(report: dict[str, Any]) -> str:
+    rows = []
+    for api, data in (report.get("apis") or {}).items():
+        score, cov, counts = data.get("score", {}), data.get("coverage", {}), data.get("statuses", {})
+        ops, rules = cov.get("operations", {}), cov.get("rules", {})
+        rows.append(f'<tr data-api="{_e(api)}"><th scope="row">{_e(api)}</th>'
+                    f'<td class="n">{_e(score.get("passed"))}/{_e(score.get("tested"))}</td>'
+                    f'<td class="n">{_pct(score.get("ratio"))}</td>'
+                    f'<td class="n">{_e(ops.get("exercised"))}/{_e(ops.get("total"))}</td>'
+                    f'<td class="n">{_e(rules.get("exercised"))}/{_e(rules.get("total"))}</td>'
+                    + "".join(f'<td class="n">{_e(counts.get(s, 0))}</td>' for s in STATUSES) + "</tr>")
+    head = ["API", "score: required rules passed/tested", "score %", "operations exercised",
+            "rules exercised"] + [f"{MARKS[s]} {s}" for s in STATUSES]
+    body = _table("Per API: the score counts must and standard rules that were tested", head, rows) if rows \
+        else "<p>No API was tested.</p>"
+    return f'<section id="scores"><h2>Scores</h2>{body}</section>'
+
+
+def _anchor(rule: dict[str, Any]) -> str:
+    if rule.get("failures"):
+        return "failure-"
+    if rule.get("errors"):
+        return "error-"
+    return "observation-" if rule.get("observations") else ""
+
+
+def _matrix(report: dict[str, Any]) -> str:
+    rules, tested = report.get("rules") or [], list((report.get("target") or {}).get("apis") or [])
+    groups: dict[str, list[dict[str, Any]]] = {api: [] for api in tested}
+    for rule in rules:
+        apis = rule.get("api") or ["—"]
+        home = next((api for api in apis if api in tested), apis[0])
+        groups.setdefault(home, []).append(rule)
+    counts = {status: sum(rule.get("status") == status for rule in rules) for status in STATUSES}
+    boxes = "".join(f'<label><input type="checkbox" name="status" value="{s}" checked> {MARKS[s]} {s} '
+                    f"({counts[s]})</label>" for s in STATUSES)
+    parts = [f'<fieldset id="status-filter" hidden><legend>Show rules whose status is</legend>{boxes}</fieldset>']
+    untested_apis = []
+    for api, mine in groups.items():
+        if not mine:
+            continue
+        rows = []
+        for rule in mine:
+            rid, status, prefix = _e(rule.get("id")), rule.get("status", ""), _anchor(rule)
+            label = f'<a href="#{prefix}{rid}">{rid}</a>' if prefix else rid
+            others = [a for a in rule.get("api") or [] if a != api]
+            notes = (f'<span class="note">also {_e(", ".join(others))}</span>' if others else "") + (
+                f'<span class="note">untestable: {_e(rule["untestable"])}</span>' if rule.get("untestable") else "")
+            rows.append(f'<tr id="rule-{rid}" data-rule="{rid}" data-status="{_e(status)}" '
+                        f'data-level="{_e(rule.get("level"))}"><th scope="row">{label}</th>'
+                        f'<td>{_e(rule.get("level"))}</td><td>{_e(rule.get("title"))}{notes}</td>'
+                        f'<td>{_badge(status, bool(rule.get("expected")))}</td><td>{_source(rule)}</td></tr>')
+        table = _table(f"{_e(api)}: {_count(len(mine), 'rule')}", ["Rule", "Level", "Title", "Status", "Source"],
+                       rows, attrs=f' data-api="{_e(api)}"')
+        if api in tested:
+            parts.append(table)
+        else:
+            untested_apis.append((api, len(mine), table))
+    if untested_apis:
+        # Rules of APIs this run did not test are all untested: kept in the page, folded away.
+        total = sum(n for _, n, _ in untested_apis)
+        names = ", ".join(_e(api) for api, _, _ in untested_apis)
+        parts.append(f"<details><summary>APIs not tested in this run: {names} ({_count(total, 'rule')})</summary>"
+                     + "".join(table for _, _, table in untested_apis) + "</details>")
+    return f'<section id="matrix"><h2>Rules</h2>{"".join(parts)}</section>'
+
+
+def _rule_heading(rule: dict[str, Any], prefix: str) -> str:
+    rid = _e(rule.get("id"))
+    excuses = "".join(f'<p class="note">Expected failure until {_e(x.get("expires"))}: {_e(x.get("reason"))}</p>'
+                      for x in rule.get("expected") or [])
+    return (f'<h3 id="{prefix}{rid}">{rid}: {_e(rule.get("title"))}</h3>'
+            f'<p class="note">{_e(rule.get("level"))} · {_source(rule)}</p>{excuses}')
+
+
+def _more(items: list[Any], limit: int, what: str) -> str:
+    extra = len(items) - limit
+    return f'<p class="note">… and {extra} more {_plural(extra, what)} in report.json</p>' if extra > 0 else ""
+
+
+def _failure(failure: dict[str, Any]) -> str:
+    test = _e(failure.get("test"))
+    rows = [("Test", f"<code>{test}</code>")]
+    if failure.get("expected") or failure.get("received"):
+        rows += [("Expected", _clip(failure.get("expected"))), ("Received", _clip(failure.get("received")))]
+    else:
+        rows.append(("Message", f"<pre>{_clip(failure.get('message'))}</pre>"))
+    if failure.get("reproducer"):
+        rows.append(("Reproduce", f'<pre class="repro"><code>{_clip(failure["reproducer"], MAX_REPRODUCER)}'
+                                  "</code></pre>"))
+    summary = f"<p><strong>{_e(failure['summary'])}</strong></p>" if failure.get("summary") else ""
+    return (f'<div class="failure" data-test="{test}">{summary}<dl>'
+            + "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in rows) + "</dl></div>")
+
+
+def _failures(report: dict[str, Any]) -> str:
+    parts = []
+    for rule in report.get("rules") or []:
+        failures = rule.get("failures") or []
+        if failures:
+            shown = failures[:MAX_FAILURES_PER_RULE]
+            folded = shown[FAILURES_OPEN:]
+            rest = (f"<details><summary>{len(folded)} more {_plural(len(folded), 'failure')} of "
+                    f"{_e(rule.get('id'))}</summary>"
+                    + "".join(_failure(f) for f in folded) + "</details>") if folded else ""
+            parts.append(f'<article data-rule="{_e(rule.get("id"))}" data-status="{_e(rule.get("status"))}">'
+                         + _rule_heading(rule, "failure-") + "".join(_failure(f) for f in shown[:FAILURES_OPEN])
+                         + rest + _more(failures, MAX_FAILURES_PER_RULE, "failure") + "</article>")
+    body = "".join(parts) or "<p>No rule failed.</p>"
+    return f'<section id="failures"><h2>Failures ({_count(len(parts), "rule")})</h2>{body}</section>'
+
+
+def _errors(report: dict[str, Any]) -> str:
+    parts = []
+    for rule in report.get("rules") or []:
+        errors = rule.get("errors") or []
+        if errors:
+            items = "".join(f'<div class="error" data-test="{_e(err.get("test"))}"><code>{_e(err.get("test"))}'
+                            f"</code><pre>{_clip(err.get('message'))}</pre></div>"
+                            for err in errors[:MAX_FAILURES_PER_RULE])
+            parts.append(f'<article data-rule="{_e(rule.get("id"))}">{_rule_heading(rule, "error-")}{items}'
+                         + _more(errors, MAX_FAILURES_PER_RULE, "error") + "</article>")
+    lead = ("<p>The suite could not test these rules (the target did not answer usably); "
+            "errors are never counted against the target.</p>") if parts else "<p>No test errored.</p>"
+    return (f'<section id="errors"><h2>Errors: could not test ({_count(len(parts), "rule")})</h2>{lead}'
+            + "".join(parts) + "</section>")
+
+
+def _observations(report: dict[str, Any]) -> str:
+    parts = []
+    for rule in report.get("rules") or []:
+        seen = rule.get("observations") or []
+        if seen:
+            items = "".join(f"<p><code>{_e(item.get('test'))}</code></p><pre>"
+                            f"{_clip(json.dumps(item.get('seen'), indent=1, ensure_ascii=False, default=str))}</pre>"
+                            for item in seen[:MAX_OBSERVATIONS_PER_RULE])
+            rid = _e(rule.get("id"))
+            parts.append(f'<details id="observation-{rid}" data-rule="{rid}"><summary>{rid}: '
+                         f"{_e(rule.get('title'))} ({len(seen)})</summary>{items}"
+                         + _more(seen, MAX_OBSERVATIONS_PER_RULE, "observation") + "</details>")
+    lead = ("<p>What the target does where the documents leave it open: recorded, never a failure.</p>"
+            if parts else "<p>Nothing was observed.</p>")
+    return f'<section id="observations"><h2>Observations</h2>{lead}{"".join(parts)}</section>'
+
+
+def _expectations(report: dict[str, Any]) -> str:
+    data, file = report.get("expectations") or {}, (report.get("suite") or {}).get("expectations")
+    kinds = (("expected_failures", "Expected failures (excused)"), ("expired", "Expired (these fail the run)"),
+             ("unexpected_passes", "Unexpected passes (the deviation is gone: remove the entry)"),
+             ("unused", "Unused (nothing in the run spoke of them)"))
+    parts = [f"<p>Expectations file: <code>{_e(file)}</code></p>"] if file else []
+    for key, title in kinds:
+        entries = data.get(key) or []
+        if entries:
+            rows = (f'<tr data-rule="{_e(x.get("rule"))}"><th scope="row">{_e(x.get("rule"))}</th>'
+                    f'<td><code>{_e(x.get("test"))}</code></td><td>{_e(x.get("reason"))}</td>'
+                    f'<td>{_e(x.get("expires"))}</td></tr>' for x in entries)
+            parts.append(_table(f"{title}: {len(entries)}", ["Rule", "Test", "Reason", "Expires"], rows,
+                                attrs=f' data-kind="{key}"'))
+    if not any(data.get(key) for key, _ in kinds):
+        parts.append("<p>No expectation applied to this run.</p>")
+    return f'<section id="expectations"><h2>Expectations</h2>{"".join(parts)}</section>'
+
+
+def _operations(report: dict[str, Any]) -> str:
+    rows = [f'<tr><td>{_e(op.get("api"))}</td><th scope="row"><code>{_e(op.get("operation"))}</code></th>'
+            + "".join(f'<td class="n">{_e(op.get(key))}</td>' for key in ("requests", "median_ms", "p95_ms", "max_ms"))
+            + "</tr>" for op in report.get("operations") or []]
+    body = _table("Time the target took to answer, per documented operation",
+                  ["API", "Operation", "Requests", "median ms", "p95 ms", "max ms"], rows) if rows \
+        else "<p>No documented operation was called.</p>"
+    return f'<section id="operations"><h2>Operations</h2>{body}</section>'
+
+
+def render(report: dict[str, Any]) -> str:
+    """The whole page as one string: no external resource, content rendered here, a tiny optional filter."""
+    body = "".join(part(report) for part in (_header, _scores, _matrix, _failures, _errors, _observations,
+                                             _expectations, _operations))
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>API conformance report</title><style>{STYLE}</style></head>"
+            f"<body>{body}<script>{SCRIPT}</script></body></html>\n")

@@ -1,0 +1,63 @@
+"""summary.md: the run in a few lines, fit for a pull-request comment or a CI job summary."""
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.reporting.build import STATUSES
+
+VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested"}
+MAX_FAILURES = 40  # a pull-request comment has a size limit; report.html has them all
+
+
+def _fence(text: str) -> str:
+    return "```sh\n" + text.replace("```", "` ` `") + "\n```"
+
+
+def render(report: dict[str, Any]) -> str:
+    summary, suite, target = report["summary"], report["suite"], report["target"]
+    where = "the embedded reference target" if target["reference"] else ", ".join(
+        f"{name} `{url}`" for name, url in target["urls"].items() if url)
+    lines = [f"## API conformance: {VERDICTS.get(summary['verdict'], summary['verdict'])}", "",
+             f"Target: {where} · profile `{suite['profile']}` · gate `{suite['gate']}` · "
+             f"suite {suite['version']} · {suite['finished']}", ""]
+    if suite.get("aborted"):
+        lines += [f"**The run stopped before testing:** {suite['aborted']}", ""]
+    lines += [f"Tests: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors, "
+              f"{summary['skipped']} skipped"
+              + (f", {summary['expected_failures']} expected failures" if summary["expected_failures"] else "")
+              + f" · {summary['requests']} requests", ""]
+    if report["apis"]:
+        lines += ["| API | score (required rules passed / tested) | " + " | ".join(STATUSES) + " | operations |",
+                  "|---|---|" + "---|" * len(STATUSES) + "---|"]
+        for api, data in report["apis"].items():
+            score = data["score"]
+            ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "—"
+            ops = data["coverage"]["operations"]
+            lines.append(f"| {api} | {ratio} ({score['passed']}/{score['tested']}) | "
+                         + " | ".join(str(data["statuses"][s]) for s in STATUSES)
+                         + f" | {ops['exercised']}/{ops['total']} |")
+        lines.append("")
+    failing = [rule for rule in report["rules"] if rule["status"] in ("fail", "error")]
+    if failing:
+        lines += [f"### Failing rules ({len(failing)})", ""]
+        for rule in failing[:MAX_FAILURES]:
+            excused = " *(expected)*" if rule.get("expected") else ""
+            first = (rule.get("failures") or rule.get("errors") or [{}])[0]
+            what = first.get("summary") or (first.get("message") or "").splitlines()[0:1]
+            what = what if isinstance(what, str) else (what[0] if what else "")
+            lines.append(f"- **{rule['id']}** ({rule['level']}, {rule['status']}){excused}: {rule['title']}"
+                         + (f" — {what}" if what else ""))
+            if first.get("reproducer"):
+                lines += ["  <details><summary>reproduce</summary>", "", "  " + _fence(first["reproducer"])
+                          .replace("\n", "\n  "), "", "  </details>"]
+        if len(failing) > MAX_FAILURES:
+            lines.append(f"- … and {len(failing) - MAX_FAILURES} more (see report.html)")
+        lines.append("")
+    expectations = report.get("expectations", {})
+    notes = [("Expired expectations (these fail the run)", expectations.get("expired", [])),
+             ("Unexpected passes (the deviation is gone: remove the entry)", expectations.get("unexpected_passes", []))]
+    for title, entries in notes:
+        if entries:
+            lines += [f"### {title}", ""] + [f"- {e['rule']}" + (f" `{e['test']}`" if e.get("test") else "")
+                                             + f" — {e['reason']} (expires {e['expires']})" for e in entries] + [""]
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,83 @@
+"""What each test did, gathered from pytest's reports (which cross pytest-xdist workers as user properties)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+RULES_KEY = "rule"                          # one user property per rule a test carries (reaches JUnit)
+OUTCOME_KEY = "conformance_outcome"         # "violation" | "suite-error" on failed tests
+VIOLATION_KEY = "conformance_violation"     # JSON: rule, summary, expected, received, reproducer
+OBSERVATION_KEY = "observation"             # JSON: rule, seen
+
+
+def test_id(nodeid: str) -> str:
+    """A test's ID as reports and expectation files name it: its node ID from the suite's own folder on."""
+    marker = "conformance/suite/"
+    at = nodeid.find(marker)
+    return nodeid[at + len(marker):] if at >= 0 else nodeid
+
+
+@dataclass
+class TestOutcome:
+    id: str
+    rules: list[str] = field(default_factory=list)
+    outcome: str = "passed"             # passed | failed | error | skipped
+    duration_s: float = 0.0
+    violation: dict[str, Any] | None = None
+    message: str = ""                   # the failure or error as reported, or the reason of a skip
+    observations: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "outcome": self.outcome, "rules": self.rules,
+                               "duration_s": round(self.duration_s, 4)}
+        if self.violation:
+            out["violation"] = self.violation
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+class OutcomeRecorder:
+    """Turns the setup/call/teardown reports of each test into one TestOutcome."""
+
+    def __init__(self) -> None:
+        self.tests: dict[str, TestOutcome] = {}
+
+    def add(self, report: pytest.TestReport) -> None:
+        properties = report.user_properties
+        rules = [value for key, value in properties if key == RULES_KEY]
+        if not rules:
+            return
+        test = self.tests.setdefault(report.nodeid, TestOutcome(test_id(report.nodeid), list(dict.fromkeys(rules))))
+        test.duration_s += report.duration
+        for key, value in properties:
+            if key == OBSERVATION_KEY:
+                seen = json.loads(value)
+                if seen not in test.observations:
+                    test.observations.append(seen)
+        if report.failed:
+            kinds = dict(properties)
+            if kinds.get(OUTCOME_KEY) == "violation" and report.when == "call":
+                test.outcome = "failed"
+                test.violation = json.loads(kinds[VIOLATION_KEY]) if VIOLATION_KEY in kinds else None
+            elif test.outcome != "failed":
+                test.outcome = "error"
+            if not test.message:
+                test.message = _text(report.longrepr)
+        elif report.skipped and test.outcome == "passed":
+            test.outcome = "skipped"
+            test.message = _skip_reason(report.longrepr)
+
+
+def _text(longrepr: Any, limit: int = 4000) -> str:
+    text = str(longrepr)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _skip_reason(longrepr: Any) -> str:
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return _text(longrepr, 300)

@@ -1,0 +1,103 @@
+"""The terminal while a run goes: one progress line, and a short table at the end."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from conformance.reporting.build import STATUSES
+
+
+class ProgressLine:
+    """Replaces pytest's dots with one line that counts tests, failures and time (rewritten in place on a TTY)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.total = 0
+        self.done = 0
+        self.failed = 0
+        self.errors = 0
+        self.started = time.monotonic()
+        self._last_print = 0.0
+        self._width = 0
+
+    @property
+    def _writer(self) -> Any:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        return reporter._tw if reporter is not None else None  # noqa: SLF001 - pytest's own writer
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
+        # pytest's reporter still files the report under the category (its failure sections and short
+        # summary stay as they are); only the per-test letter is silenced.
+        if hasattr(report, "wasxfail"):
+            return None
+        if report.when in ("setup", "teardown"):
+            if report.failed:
+                return "error", "", ""
+            return ("skipped", "", "") if report.skipped else ("", "", "")
+        return report.outcome, "", ""
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.total = len(session.items)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.done += 1
+            if report.failed:
+                if report.when == "call":
+                    self.failed += 1
+                else:
+                    self.errors += 1
+        elif report.when == "teardown" and report.failed:
+            self.errors += 1
+        self._show()
+
+    def _show(self, final: bool = False) -> None:
+        writer = self._writer
+        if writer is None:
+            return
+        now = time.monotonic()
+        tty = writer.isatty() if hasattr(writer, "isatty") else False
+        if not final and now - self._last_print < (0.2 if tty else 15.0):
+            return
+        self._last_print = now
+        total = self.total or self.done
+        line = (f"conformance: {self.done}/{total} tests · {self.failed} failed · {self.errors} errors · "
+                f"{now - self.started:.0f}s")
+        if tty:
+            writer.write("\r" + line.ljust(self._width))
+            self._width = len(line)
+            if final:
+                writer.write("\n")
+        else:
+            writer.line(line)
+        writer.flush()
+
+    def pytest_sessionfinish(self) -> None:
+        self._show(final=True)
+
+
+def end_table(report: dict[str, Any]) -> list[str]:
+    """A few lines for the end of the run: per API, its score and rule statuses."""
+    head = f"{'API':<11}{'score':>18}  " + " ".join(f"{s:>8}" for s in STATUSES)
+    lines = [head, "-" * len(head)]
+    for api, data in report["apis"].items():
+        score = data["score"]
+        ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "-"
+        scored = f"{ratio} ({score['passed']}/{score['tested']})"
+        lines.append(f"{api:<11}{scored:>18}  "
+                     + " ".join(f"{data['statuses'][s]:>8}" for s in STATUSES))
+    summary = report["summary"]
+    lines.append(f"tests: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors, "
+                 f"{summary['skipped']} skipped, {summary['expected_failures']} expected failures; "
+                 f"{summary['requests']} requests; verdict: {summary['verdict']}")
+    if summary["tests"] and summary["tests"] == summary["skipped"]:
+        lines.append("every test skipped: nothing of the target could be tested (see the skip reasons with -rs)")
+    expectations = report["expectations"]
+    for entry in expectations["expired"]:
+        lines.append(f"expired expectation: {entry['rule']} (expired {entry['expires']}): {entry['reason']}")
+    for entry in expectations["unexpected_passes"]:
+        lines.append(f"unexpected pass: {entry['rule']} now passes; remove its expectation ({entry['reason']})")
+    return lines

@@ -1,0 +1,265 @@
+"""`conformance compare`: two references agree, live or not; a fault shows as the difference it makes."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from conformance import specs
+from conformance.cli import main
+from conformance.clients.http import Exchange
+from conformance.compare import normalize, requests_plan
+from conformance.compare.differ import ERROR_CODE, SHAPE, VALUE, compare_outcomes, diff
+from conformance.compare.normalize import Outcome, PathRules
+from conformance.reference import ReferenceServer
+from tests import documents
+
+SEED = 5
+
+
+@pytest.fixture(scope="module")
+def baseline() -> Iterator[ReferenceServer]:
+    with ReferenceServer(seed=SEED) as server:
+        yield server
+
+
+def compare(baseline: ReferenceServer, candidate_url: str, report_dir: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    """Runs the command against the baseline reference; returns its exit code and compare.json."""
+    info = baseline.info()
+    args = ["compare", "--baseline-url", baseline.url, "--candidate-url", candidate_url,
+            "--evm-chain", str(info["evm_blockchain_id"]), "--report-dir", str(report_dir), *extra]
+    for name, value in dict(info["samples"]).items():  # type: ignore[call-overload]
+        args += ["--sample", f"{name}={value}"]
+    code = main(args)
+    path = report_dir / "compare.json"
+    return code, json.loads(path.read_text()) if path.is_file() else {}
+
+
+def differences(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(r["operation"], d["path"], d["kind"]) for r in report["requests"] for d in r["differences"]]
+
+
+def test_two_clean_references_do_not_differ(baseline: ReferenceServer, tmp_path: Path) -> None:
+    with ReferenceServer(seed=SEED) as candidate:
+        code, report = compare(baseline, candidate.url, tmp_path)
+        served = dict(candidate.app.seen)
+    assert (code, report["differences"]) == (0, 0), differences(report)
+    # Every API was compared on answers, not only on errors both endpoints happen to share.
+    answered = {r["api"] for r in report["requests"] if r["baseline"] in ("result", "HTTP 200")}
+    assert answered == set(specs.ALL_APIS)
+    assert {name for name in served if name.startswith("admin.")} == set(requests_plan.READ_ONLY_ADMIN)
+
+
+def test_a_live_candidate_does_not_differ(baseline: ReferenceServer, tmp_path: Path) -> None:
+    """The candidate's chain grows during the run: heads move, anchored answers do not."""
+    candidate = ReferenceServer(seed=SEED, advance_every=0.02)
+    started = candidate.world.clock.now
+    with candidate:
+        code, report = compare(baseline, candidate.url, tmp_path)
+        moved = candidate.world.clock.now - started
+    assert (code, report["differences"]) == (0, 0), differences(report)
+    assert moved >= 10 * candidate.world.STEP_SECONDS, "the candidate's chain did not advance during the run"
+
+
+@pytest.mark.parametrize(("fault", "api", "operation", "path", "kind"), [
+    ("RangeReversed", "index", "index.getContainerRange", "/result/0/id", VALUE),
+    ("WeightAsString", "validators", "validators.getCurrentValidators", "/result/validators/0/weight", SHAPE),
+    ("TokenTransfersListMisnamed", "data", "listTokenTransfers", "/transfers", SHAPE),
+    ("RangeMaxClamped", "index", "index.getContainerRange", "", ERROR_CODE),
+])
+def test_a_fault_shows_as_its_difference(baseline: ReferenceServer, tmp_path: Path, fault: str, api: str,
+                                         operation: str, path: str, kind: str) -> None:
+    with ReferenceServer(seed=SEED, faults=[fault]) as candidate:
+        code, report = compare(baseline, candidate.url, tmp_path, "--api", api)
+    found = differences(report)
+    assert code == 1
+    assert (operation, path, kind) in found
+    assert {op for op, _, _ in found} == {operation}, "the fault made differences elsewhere too"
+
+
+def test_the_text_report_names_operation_path_and_both_answers(baseline: ReferenceServer, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with ReferenceServer(seed=SEED, faults=["ValidatorsApiNotServed"]) as candidate:
+        compare(baseline, candidate.url, tmp_path, "--api", "validators")
+    out = capsys.readouterr().out
+    assert "validators: 2 requests sent to each endpoint, 0 identical, 2 differing" in out
+    assert "  validators.getCurrentValidators  POST /ext/bc/" in out
+    assert "error-code (answer): baseline result | candidate HTTP 404, not JSON" in out
+    assert out.rstrip().splitlines()[-2].endswith("the endpoints differ (exit 1)")
+
+
+def test_the_api_key_reaches_the_data_api_and_is_never_printed(baseline: ReferenceServer, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with ReferenceServer(seed=SEED, faults=["KeyedRequestsRefused"]) as candidate:
+        code, report = compare(baseline, candidate.url, tmp_path, "--api", "data,metrics", "--api-key", "s3cr3t-k3y")
+    out = capsys.readouterr()
+    codes = {(r["api"], r["candidate"]) for r in report["requests"] if r["differences"]}
+    assert code == 1 and codes == {("data", "HTTP 401")}
+    assert "s3cr3t-k3y" not in out.out + out.err + (tmp_path / "compare.json").read_text()
+
+
+def test_a_spent_budget_stops_the_comparison_incomplete(baseline: ReferenceServer, tmp_path: Path) -> None:
+    code, report = compare(baseline, baseline.url, tmp_path, "--api", "index", "--max-requests", "7")
+    assert code == 3
+    assert (report["complete"], len(report["requests"])) == (False, 7)
+
+
+def test_the_rate_limit_spaces_the_requests_to_each_endpoint(baseline: ReferenceServer, tmp_path: Path) -> None:
+    started = time.monotonic()
+    code, report = compare(baseline, baseline.url, tmp_path, "--api", "admin", "--rate-limit", "10/s")
+    assert (code, len(report["requests"])) == (0, 3)
+    assert time.monotonic() - started >= 0.2  # three requests to each endpoint, 0.1 s apart
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_candidate_is_one_line_and_exit_3(baseline: ReferenceServer, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = compare(baseline, f"http://127.0.0.1:{free_port()}", tmp_path)
+    err = capsys.readouterr().err
+    assert code == 3 and report == {}
+    assert len(err.strip().splitlines()) == 1 and "candidate" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--baseline-url", "ftp://example.org", "--candidate-url", "http://127.0.0.1:1"],
+    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:99999"],
+    ["--baseline-url", "http://127.0.0.1:1"],
+    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--api", "evm"],
+    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--rate-limit", "fast"],
+    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--max-requests", "0"],
+], ids=["scheme", "port", "missing-candidate", "evm-without-chain", "rate", "budget"])
+def test_bad_usage_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = main(["compare", *argv])
+    except SystemExit as exc:  # argparse's own refusals (a missing option) exit from the parser
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# The plan sends only read-only requests ---------------------------------------------------------------------
+
+def test_every_admin_method_is_classified_read_only_or_state_changing() -> None:
+    methods = {method["name"] for method in specs.openrpc("admin")["methods"]}
+    assert methods == set(requests_plan.READ_ONLY_ADMIN) | set(requests_plan.STATE_CHANGING_ADMIN)
+    assert not set(requests_plan.READ_ONLY_ADMIN) & set(requests_plan.STATE_CHANGING_ADMIN)
+
+
+def test_the_plan_refuses_a_state_changing_method() -> None:
+    with pytest.raises(ValueError, match="changes node state"):
+        requests_plan.rpc("admin", "/ext/admin", "admin.setLoggerLevel", {"logLevel": "INFO"})
+
+
+# What is ignored, and how answers are reduced ---------------------------------------------------------------
+
+def test_every_volatile_entry_quotes_its_document_verbatim() -> None:
+    import yaml
+
+    data = yaml.safe_load(normalize.DATA_FILE.read_text(encoding="utf-8"))
+    for entry in [e for kind in ("volatile", "keys", "maps") for e in data[kind]]:
+        sections = documents.sections(entry["source"]["doc"])
+        assert entry["source"]["section"] in sections, entry
+        assert documents.collapse(entry["quote"]) in documents.collapse(sections[entry["source"]["section"]]), entry
+        assert entry["why"]
+
+
+def rpc_error(code: int, message: str) -> Outcome:
+    body = {"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": message}}
+    return normalize.rpc_outcome(Exchange("POST", "http://node/ext/index/X/tx", {}, None, status=200,
+                                          body=json.dumps(body).encode()))
+
+
+def test_error_codes_are_compared_and_messages_are_not() -> None:
+    rules = PathRules("index.getContainerRange")
+    assert compare_outcomes(rpc_error(-32602, "too many"), rpc_error(-32602, "numToFetch > 1024"), rules) == []
+    [found] = compare_outcomes(rpc_error(-32602, "x"), Outcome("result", [], ok=True), rules)
+    assert (found.kind, found.baseline, found.candidate) == (ERROR_CODE, "JSON-RPC error -32602", "result")
+
+
+def test_shape_and_value_differences_are_told_apart() -> None:
+    rules = PathRules("anything")
+    found = diff({"a": 1, "b": "x", "c": [1, 2], "gone": True}, {"a": "1", "b": "y", "c": [1, 2, 3], "new": 0},
+                 rules)
+    assert {(d.path, d.kind) for d in found} == {("/a", SHAPE), ("/b", VALUE), ("/c", VALUE), ("/gone", SHAPE),
+                                                  ("/new", SHAPE)}
+    assert diff({"v": 0.1 + 0.2}, {"v": 0.3}, rules) == []
+
+
+def test_volatile_members_are_compared_by_shape_only() -> None:
+    rules = PathRules("validators.getCurrentValidators")
+    one = {"nodeID": "NodeID-A", "uptimeSeconds": 10, "isConnected": True, "weight": 5}
+    two = {"nodeID": "NodeID-B", "uptimeSeconds": 11, "isConnected": False, "weight": 6}
+    baseline = {"validators": [one, two]}
+    candidate = {"validators": [{**two, "uptimeSeconds": 99}, {**one, "isConnected": False, "uptimeSeconds": "9"}]}
+    found = diff(baseline, candidate, rules, root=("result",))
+    assert [(d.path, d.kind) for d in found] == [("/result/validators/0/uptimeSeconds", SHAPE)]
+
+
+def test_latest_pages_holding_other_items_agree_on_shape() -> None:
+    rules = PathRules("listTransactions", everything_volatile=True)
+    older = {"transactions": [{"txHash": "a", "nodeId": "N1", "memo": None}, {"txHash": "b", "memo": "m"},
+                              {"txHash": "c", "memo": "m"}]}
+    newer = {"transactions": [{"txHash": "d", "memo": "x"}, {"txHash": "e", "memo": None, "value": []},
+                              {"txHash": "f", "memo": "y"}]}
+    assert diff(older, newer, rules) == []
+    # One item each is too little to tell a renamed member from an item that lacks an optional one.
+    assert diff({"transactions": [{"txHash": "a"}]}, {"transactions": [{"hash": "d"}]}, rules) == []
+    renamed = {"transactions": [{"hash": "d", "memo": "x"}, {"hash": "e", "memo": "x"}, {"hash": "f", "memo": "x"}]}
+    assert {(d.path, d.kind) for d in diff(older, renamed, rules)} == {("/transactions/*/txHash", SHAPE),
+                                                                       ("/transactions/*/hash", SHAPE)}
+
+
+def test_entries_of_a_map_are_values_unless_the_map_is_volatile() -> None:
+    at_genesis = {"precompiles": {"feeManagerConfig": {"timestamp": 0}}}
+    later = {"precompiles": {"feeManagerConfig": {"timestamp": 0}, "txAllowListConfig": {"timestamp": 9}}}
+    [found] = diff(at_genesis, later, PathRules("eth_getActiveRulesAt"), root=("result",))
+    assert (found.path, found.kind) == ("/result/precompiles/txAllowListConfig", VALUE)
+    assert diff(at_genesis, later, PathRules("eth_getActiveRulesAt", everything_volatile=True), root=("result",)) == []
+
+
+def test_a_list_read_oldest_first_is_compared_up_to_where_either_ends() -> None:
+    ended = {"utxos": [{"utxoId": "a"}, {"utxoId": "b"}]}
+    grown = {"utxos": [{"utxoId": "a"}, {"utxoId": "b"}, {"utxoId": "c"}], "nextPageToken": "t"}
+    assert diff(*normalize.open_ended(ended, grown, "utxos"), PathRules("listUtxos")) == []
+    full = {"utxos": [{"utxoId": "a"}, {"utxoId": "b"}], "nextPageToken": "t1"}
+    longer = {"utxos": [{"utxoId": "a"}, {"utxoId": "b"}, {"utxoId": "c"}], "nextPageToken": "t2"}
+    [found] = diff(*normalize.open_ended(full, longer, "utxos"), PathRules("listUtxos"))
+    assert (found.path, found.kind) == ("/utxos", VALUE)
+
+
+def test_list_items_are_matched_by_identity_and_their_order_compared() -> None:
+    rules = PathRules("listTransactions")
+    a, b, c = ({"txHash": h, "txType": "BaseTx"} for h in "abc")
+    found = diff({"transactions": [a, b]}, {"transactions": [b, a, c]}, rules)
+    assert [(d.path, d.kind, d.baseline, d.candidate) for d in found] == [
+        ("/transactions", VALUE, "absent", 'item txHash="c"'),
+        ("/transactions", VALUE, 'in order, shared item 0 is txHash="a"', 'in order, shared item 0 is txHash="b"')]
+
+
+def test_no_difference_with_requests_left_uncompared_is_exit_3() -> None:
+    from conformance.compare.command import exit_code
+    from conformance.compare.report import Compared, Comparison
+
+    request = requests_plan.rpc("admin", "/ext/admin", "admin.getLoggerLevel", {})
+    answered = Compared(request, Outcome("result", {}, ok=True), Outcome("result", {}, ok=True))
+    busy = Compared(request, Outcome("HTTP 429", unavailable=True), Outcome("result", {}, ok=True), skipped="429")
+    assert exit_code(Comparison("a", "b", ("admin",), [answered])) == 0
+    assert exit_code(Comparison("a", "b", ("admin",), [answered, busy])) == 3
+
+
+def test_latest_pages_may_differ_in_whether_a_next_page_exists() -> None:
+    full = {"blocks": [{"blockHash": "a"}], "nextPageToken": "t"}
+    last = {"blocks": [{"blockHash": "b"}]}
+    rules = PathRules("listBlocksByNode", everything_volatile=True)
+    assert diff(*normalize.latest_pages(full, last), rules) == []
+    assert [d.path for d in diff(full, last, rules)] == ["/nextPageToken"]
