@@ -276,6 +276,89 @@ def test_standard_methods(api: Client) -> None:
     error(api, RPC, "eth_feeConfig", {"blk": "latest"})
 
 
+def shaped(method: str, value: Any) -> bool:
+    """Whether a result has the shape specs/openrpc/evm.json gives the method."""
+    from conformance.checks.shapes import schema_errors
+    from conformance.specs import rpc_method
+
+    return not schema_errors(value, rpc_method("evm", method)["result"]["schema"], api="evm")
+
+
+def test_blocks_agree_by_number_hash_and_full_transactions(api: Client) -> None:
+    n = int(result(api, RPC, "eth_blockNumber", []), 16)
+    hashed = result(api, RPC, "eth_getBlockByNumber", [hex(n - 7), False])
+    full = result(api, RPC, "eth_getBlockByNumber", [hex(n - 7), True])
+    assert shaped("eth_getBlockByNumber", hashed) and shaped("eth_getBlockByNumber", full)
+    assert hashed["transactions"] and [tx["hash"] for tx in full["transactions"]] == hashed["transactions"]
+    assert all(tx["blockHash"] == hashed["hash"] and tx["blockNumber"] == hex(n - 7) for tx in full["transactions"])
+    assert result(api, RPC, "eth_getBlockByHash", [hashed["hash"], True]) == full
+    assert result(api, RPC, "eth_getBlockByNumber", [hex(n - 8), False])["hash"] == hashed["parentHash"]
+    assert result(api, RPC, "eth_getBlockByNumber", ["0x0", False])["parentHash"] == "0x" + "00" * 32
+    assert result(api, RPC, "eth_getBlockByHash", ["0x" + "ab" * 32, False]) is None
+    error(api, RPC, "eth_getBlockByNumber", ["latest", "yes"])
+
+
+def test_account_state_fees_and_simple_methods(api: Client) -> None:
+    block = result(api, RPC, "eth_getBlockByNumber", ["latest", True])
+    account, contract = block["transactions"][0]["from"], block["transactions"][0]["to"]
+    for ref in ("latest", block["number"], block["hash"]):
+        assert int(result(api, RPC, "eth_getBalance", [account, ref]), 16) > 0
+        assert int(result(api, RPC, "eth_getTransactionCount", [account, ref]), 16) > 0
+        assert result(api, RPC, "eth_getCode", [account, ref]) == "0x"
+        assert len(result(api, RPC, "eth_getCode", [contract, ref])) > 100
+    assert result(api, RPC, "eth_getBalance", ["0x" + "12" * 20, "latest"]) == "0x0"
+    error(api, RPC, "eth_getBalance", ["0x1234", "latest"])
+    error(api, RPC, "eth_getBalance", [account, hex(int(block["number"], 16) + 50)])
+    for method in ("eth_gasPrice", "eth_chainId", "eth_blockNumber", "eth_syncing", "net_version",
+                   "web3_clientVersion"):
+        assert shaped(method, result(api, RPC, method, [])), method
+    assert result(api, RPC, "eth_syncing", []) is False
+    assert result(api, RPC, "net_version", []) == str(WORLD.evm_chain_id)
+
+
+def test_fee_history_and_calls(api: Client) -> None:
+    fees = result(api, RPC, "eth_feeHistory", ["0x5", "latest", [10, 50, 90]])
+    assert shaped("eth_feeHistory", fees) and len(fees["gasUsedRatio"]) == 5 == len(fees["baseFeePerGas"]) - 1
+    assert [len(row) for row in fees["reward"]] == [3] * 5 and "reward" not in result(api, RPC, "eth_feeHistory",
+                                                                                       [5, "latest"])
+    assert result(api, RPC, "eth_feeHistory", ["0x3", "0x1"])["oldestBlock"] == "0x0"
+    error(api, RPC, "eth_feeHistory", ["0x3", "latest", [90, 10]])
+    identity = "0x" + "00" * 19 + "04"
+    assert result(api, RPC, "eth_call", [{"to": identity, "data": "0xABcd"}, "latest"]) == "0xabcd"
+    assert result(api, RPC, "eth_call", [{"to": identity}]) == "0x"
+    contract = result(api, RPC, "eth_getBlockByNumber", ["latest", True])["transactions"][0]["to"]
+    assert len(result(api, RPC, "eth_call", [{"to": contract, "data": "0x70a08231"}, "latest"])) == 66
+    error(api, RPC, "eth_call", [{"to": identity, "data": "0xabc"}, "latest"])
+
+
+def test_get_logs_filters(api: Client) -> None:
+    n = int(result(api, RPC, "eth_blockNumber", []), 16)
+    logs = result(api, RPC, "eth_getLogs", [{"fromBlock": hex(n - 9), "toBlock": hex(n)}])
+    assert shaped("eth_getLogs", logs) and {int(log["blockNumber"], 16) for log in logs} == set(range(n - 9, n + 1))
+    one = logs[0]
+    assert all(log["blockHash"] == one["blockHash"]
+               for log in result(api, RPC, "eth_getLogs", [{"blockHash": one["blockHash"]}]))
+    by_address = result(api, RPC, "eth_getLogs", [{"fromBlock": hex(n - 9), "address": [one["address"].upper()]}])
+    assert by_address and all(log["address"] == one["address"] for log in by_address)
+    by_topic = result(api, RPC, "eth_getLogs", [{"fromBlock": hex(n - 9), "topics": [None, one["topics"][1]]}])
+    assert by_topic and all(log["topics"][1] == one["topics"][1] for log in by_topic)
+    assert result(api, RPC, "eth_getLogs", [{}]) == [log for log in logs if log["blockNumber"] == hex(n)]
+    error(api, RPC, "eth_getLogs", [{"fromBlock": "0x0", "toBlock": hex(n)}])
+    error(api, RPC, "eth_getLogs", [{"fromBlock": hex(n), "toBlock": hex(n - 1)}])
+    error(api, RPC, "eth_getLogs", [{"blockHash": one["blockHash"], "fromBlock": hex(n)}])
+
+
+def test_live_world_grows_the_chain_and_keeps_its_blocks() -> None:
+    world = World(SEED)
+    api = Client(ReferenceApp(world))
+    before = int(result(api, RPC, "eth_blockNumber", []), 16)
+    block = result(api, RPC, "eth_getBlockByNumber", [hex(before), True])
+    for _ in range(3):
+        world.advance()
+    assert int(result(api, RPC, "eth_blockNumber", []), 16) == before + 3
+    assert result(api, RPC, "eth_getBlockByHash", [block["hash"], True]) == block
+
+
 # --- validators ---
 
 def test_current_validators(api: Client) -> None:
@@ -438,6 +521,39 @@ PROBES: dict[str, list[Step]] = {
     "EmptyNodeIdsReturnsNone": [(VALIDATORS, body("validators.getCurrentValidators", {"nodeIDs": []}))],
     "OmittedNodeIdsReturnsNone": [CURRENT],
 }
+
+HEAD = WORLD.node.evm.latest(WORLD.clock.now)
+BLOCK = (RPC, body("eth_getBlockByNumber", [hex(HEAD - 5), False]))
+FULL_BLOCK = (RPC, body("eth_getBlockByNumber", [hex(HEAD - 5), True]))
+LOGS = (RPC, body("eth_getLogs", [{"fromBlock": hex(HEAD - 3), "toBlock": hex(HEAD)}]))
+FEES = (RPC, body("eth_feeHistory", ["0x3", "latest", [50]]))
+ACCOUNT = [WORLD.node.evm.admins[0], "latest"]
+PROBES.update({
+    "EthFeeConfigNotServed": [(RPC, body("eth_feeConfig", []))],
+    "EthChainConfigNotServed": [CHAIN_CONFIG],
+    "EthActiveRulesNotServed": [RULES],
+    "EthChainIdAsNumber": [(RPC, body("eth_chainId", []))],
+    "EthBlockNumberZeroPadded": [(RPC, body("eth_blockNumber", []))],
+    "EthBlockNumberGoesBackwards": [(RPC, body("eth_blockNumber", []))] * 2,
+    "EthBlockWithoutStateRoot": [BLOCK],
+    "EthFullTransactionsAsHashes": [FULL_BLOCK],
+    "EthBlockByHashReturnsParent": [(RPC, body("eth_getBlockByHash", [WORLD.node.evm.block_hash(HEAD - 5), False]))],
+    "EthBlockByNumberOffByOne": [BLOCK],
+    "EthParentHashSkipsABlock": [BLOCK],
+    "EthBalanceAsDecimal": [(RPC, body("eth_getBalance", ACCOUNT))],
+    "EthTransactionCountAsNumber": [(RPC, body("eth_getTransactionCount", ACCOUNT))],
+    "EthCodeWithoutPrefix": [(RPC, body("eth_getCode", ACCOUNT))],
+    "EthGasPriceAsNumber": [(RPC, body("eth_gasPrice", []))],
+    "EthFeeHistoryOldestBlockAsNumber": [FEES],
+    "EthFeeHistoryWithoutNextBaseFee": [FEES],
+    "EthCallResultPadded": [(RPC, body("eth_call", [{"to": "0x" + "00" * 19 + "04", "data": "0xabcd"}]))],
+    "EthSyncingAsTrue": [(RPC, body("eth_syncing", []))],
+    "EthNetVersionAsHex": [(RPC, body("net_version", []))],
+    "EthClientVersionAsObject": [(RPC, body("web3_clientVersion", []))],
+    "EthLogIndexAsNumber": [LOGS],
+    "EthLogsFromBlockOffByOne": [LOGS],
+    "EthFutureBlockIsHead": [(RPC, body("eth_getBlockByNumber", [hex(HEAD + 1000), False]))],
+})
 
 NODE_FAULTS = [cls for cls in all_faults() if cls.__module__ == "conformance.reference.faults.node"]
 

@@ -1,18 +1,14 @@
-"""The EVM chain RPC (/ext/bc/<blockchainID>/rpc): fee config, chain config, active rules, a few standard methods."""
+"""The EVM chain RPC (/ext/bc/<blockchainID>/rpc): the extra methods (fee config, chain config, active rules)
+beside the standard Ethereum methods of EthApi."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conformance.reference import ids
 from conformance.reference.calls import RpcCall
-from conformance.reference.jsonrpc import SERVER_ERROR, RpcError, invalid_params
+from conformance.reference.node.eth import EthApi
 from conformance.reference.node.params import positional, quantity
-from conformance.reference.node.world import EvmChain
 
-if TYPE_CHECKING:
-    from conformance.reference.node import NodeService
-
-LATEST_TAGS = ("latest", "pending", "accepted", "safe", "finalized")
 GENESIS_FEES = {"gasLimit": 8_000_000, "targetBlockRate": 2, "minBaseFee": 25_000_000_000,
                 "targetGas": 15_000_000, "baseFeeChangeDenominator": 36, "minBlockGasCost": 0,
                 "maxBlockGasCost": 1_000_000, "blockGasCostStep": 200_000}
@@ -25,40 +21,18 @@ ETH_RULES = ("IsHomestead", "IsEIP150", "IsEIP155", "IsEIP158", "IsByzantium", "
              "IsIstanbul")
 
 
-class EvmApi:
-    def __init__(self, service: NodeService) -> None:
-        self.world = service.world
-        self.chain: EvmChain = service.world.node.evm
-
+class EvmApi(EthApi):
     def methods(self) -> dict[str, Any]:
         return {
+            **self.standard_methods(),
             "eth_feeConfig": self.fee_config, "eth_getChainConfig": self.get_chain_config,
             "eth_getActiveRulesAt": self.get_active_rules_at,
             "eth_getActivePrecompilesAt": self.get_active_precompiles_at,
-            "eth_chainId": self.chain_id, "eth_blockNumber": self.block_number,
-            "eth_getBlockByNumber": self.get_block_by_number, "eth_getBlockByHash": self.get_block_by_hash,
         }
 
-    def _latest(self) -> int:
-        with self.world.lock:
-            return self.chain.latest(self.world.clock.now)
-
-    def _block(self, value: Any) -> int:
-        """The number of the block a block parameter names (tag, number or hash); an error when there is none."""
-        latest = self._latest()
-        if value is None or value in LATEST_TAGS:
-            return latest
-        if value == "earliest":
-            return 0
-        if isinstance(value, str) and len(value) == 66 and value.startswith("0x"):
-            n = self.chain.block_of_hash(value)
-            if n is None or n > latest:
-                raise RpcError(SERVER_ERROR, f"header for hash {value} not found")
-            return n
-        n = quantity(value, "block number")
-        if n > latest:
-            raise RpcError(SERVER_ERROR, f"header for number {n} not found")
-        return n
+    def gas_limit(self, n: int) -> int:
+        # The fee manager precompile raised the gas limit with the rest of the fee config.
+        return (CURRENT_FEES if n >= self.chain.fee_change_block else GENESIS_FEES)["gasLimit"]
 
     # --- the chain's extra methods ---
 
@@ -131,40 +105,3 @@ class EvmApi:
         t = self._timestamp(call)
         return {name: {"adminAddresses": config["adminAddresses"], "blockTimestamp": config["blockTimestamp"]}
                 for name, config in self._active(t).items()}
-
-    # --- standard methods ---
-
-    def chain_id(self, call: RpcCall) -> str:
-        positional(call, most=0)
-        return hex(self.chain.chain_id)
-
-    def block_number(self, call: RpcCall) -> str:
-        positional(call, most=0)
-        return hex(self._latest())
-
-    def _header(self, n: int) -> dict[str, Any]:
-        chain = self.chain
-        gas_limit = (CURRENT_FEES if n >= chain.fee_change_block else GENESIS_FEES)["gasLimit"]
-        return {"number": hex(n), "hash": chain.block_hash(n),
-                "parentHash": chain.block_hash(n - 1) if n else "0x" + "00" * 32,
-                "timestamp": hex(chain.block_time(n)), "gasLimit": hex(gas_limit), "gasUsed": "0x0",
-                "miner": "0x0100000000000000000000000000000000000000", "transactions": [], "uncles": []}
-
-    def _get_block(self, call: RpcCall, *, by_hash: bool) -> dict | None:
-        params = positional(call, most=2)
-        if not params:
-            raise invalid_params("missing value for required argument 0")
-        if by_hash and not (isinstance(params[0], str) and len(params[0]) == 66):
-            raise invalid_params("the block hash must be 32 bytes of 0x hex")
-        try:
-            return self._header(self._block(params[0]))
-        except RpcError as exc:
-            if exc.code == SERVER_ERROR:
-                return None  # an unknown block is null, as Ethereum nodes answer
-            raise
-
-    def get_block_by_number(self, call: RpcCall) -> dict | None:
-        return self._get_block(call, by_hash=False)
-
-    def get_block_by_hash(self, call: RpcCall) -> dict | None:
-        return self._get_block(call, by_hash=True)

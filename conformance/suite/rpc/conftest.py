@@ -8,7 +8,9 @@ import pytest
 
 from conformance.checks.envelope import is_response_object, unserved
 from conformance.checks.index import IndexAt, index_paths, position
+from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc
 from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.plugin import rule_ids
 
 PATHS = index_paths()
 
@@ -91,3 +93,35 @@ def blockchain_id_or_none(endpoints) -> str | None:  # type: ignore[no-untyped-d
 
     chain = endpoints.evm_chain
     return chain if chain and is_blockchain_id(chain) else endpoints.sample("blockchain_id")
+
+
+@pytest.fixture(scope="session")
+def served_methods() -> ServedMethods:
+    return ServedMethods()
+
+
+@pytest.fixture
+def require_served(request: pytest.FixtureRequest, served_methods: ServedMethods) -> Callable[[str], None]:
+    """Skips the test when a listed method is not served and another test reports it (once per run)."""
+    def require(method: str) -> None:
+        if method.startswith("validators."):
+            served_methods.require(request.node, method, request.getfixturevalue("validators"))
+            return
+        client = request.getfixturevalue("evm")
+        served_methods.require_evm_rpc(request.node, client)
+        served_methods.require(request.node, method, client)
+    return require
+
+
+@pytest.fixture(autouse=True)
+def _listed_methods_served(request: pytest.FixtureRequest, served_methods: ServedMethods) -> None:
+    """A test of the EVM chain RPC, or of a listed method, skips when that is not served at all, rather than fail
+    as one more symptom of what one other test reports."""
+    rules = rule_ids(request.node)
+    if needs_evm_rpc(rules):
+        served_methods.require_evm_rpc(request.node, request.getfixturevalue("evm"))
+    methods = methods_needed(rules)
+    if methods:
+        require = request.getfixturevalue("require_served")
+        for method in methods:
+            require(method)

@@ -94,8 +94,10 @@ def test_invalid_index_params_are_answered_in_the_envelope(index_at: IndexAt, kn
 @pytest.mark.parametrize(("api", "method"), [("evm", "eth_feeConfig"), ("evm", "eth_getActiveRulesAt"),
                                              ("validators", "validators.getCurrentValidators")])
 def test_invalid_chain_params_are_answered_in_the_envelope(request: pytest.FixtureRequest, api: str, method: str,
-                                                           observe: Callable[[str, Any], None]) -> None:
+                                                           observe: Callable[[str, Any], None],
+                                                           require_served: Callable[[str], None]) -> None:
     """Invalid EVM and validators params give a well-formed JSON-RPC answer."""
+    require_served(method)
     @given(data=st.data())
     def holds(data: st.DataObject) -> None:
         client = request.getfixturevalue(api)

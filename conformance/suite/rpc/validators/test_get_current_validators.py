@@ -7,6 +7,7 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import is_response_object, record_error
+from conformance.checks.served import check_served
 from conformance.checks.validators import check_validator, current_validators, node_ids
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.session import Endpoints
@@ -29,6 +30,7 @@ def test_validators_api_answers_json_rpc(validators: JsonRpcClient) -> None:
     check(is_response_object(exchange), "RPC-VAL-001", "the validators path does not answer JSON-RPC",
           expected="a JSON-RPC response object", received=f"HTTP {exchange.status}: {exchange.text(200)}",
           exchange=exchange)
+    check_served(exchange, "validators.getCurrentValidators")
 
 
 @pytest.mark.rule("RPC-VAL-002", "RPC-VAL-003", "RPC-VAL-004", "RPC-VAL-005", "RPC-VAL-006", "RPC-VAL-007",

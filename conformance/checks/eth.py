@@ -1,0 +1,139 @@
+"""Standard Ethereum methods: results checked against the shapes of specs/openrpc/evm.json, and cross-checks.
+
+The shapes are those of the Ethereum JSON-RPC standard, kept open. Cross-checks only compare what a moving chain
+cannot change: blocks are named by number or hash once the head is read, never by "latest" twice.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance import specs
+from conformance.checks import check
+from conformance.checks.envelope import result_of
+from conformance.checks.shapes import assert_shape, component
+from conformance.clients.http import Exchange
+from conformance.clients.jsonrpc import JsonRpcClient
+
+#: The members of a block the standard defines: the ones a block by number and by hash must agree on.
+BLOCK_MEMBERS = tuple(specs.openrpc("evm")["components"]["schemas"]["Block"]["properties"])
+
+
+def result_schema(method: str) -> dict[str, Any]:
+    """The result schema of a method of the EVM chain spec."""
+    return specs.rpc_method("evm", method)["result"]["schema"]
+
+
+def eth_call(evm: JsonRpcClient, method: str, params: list[Any], rule_id: str) -> tuple[Any, Exchange]:
+    """The result of a standard method, failing `rule_id` unless it has the method's documented shape."""
+    exchange = evm.call(method, params)
+    what = f"{method} {json.dumps(params, separators=(',', ':'))}"
+    result = result_of(exchange, rule_id, what)
+    assert_shape(rule_id, result, result_schema(method), api="evm", what=f"{method} result", exchange=exchange)
+    return result, exchange
+
+
+def number(quantity: str) -> int:
+    """A hex quantity already checked against the Quantity shape."""
+    return int(quantity, 16)
+
+
+def head(evm: JsonRpcClient) -> int:
+    """The head block number, as eth_blockNumber gives it (RPC-ETH-002 decides its shape)."""
+    return number(eth_call(evm, "eth_blockNumber", [], "RPC-ETH-002")[0])
+
+
+def get_block(evm: JsonRpcClient, by: str, ref: str, *, full: bool, rule_id: str,
+              hashes_rule: str = "RPC-ETH-004") -> tuple[dict[str, Any] | None, Exchange]:
+    """eth_getBlockBy{Number,Hash}: None when the node has no such block, else a block whose shape is checked.
+
+    The header decides `rule_id`; the transaction list decides `hashes_rule` as hashes, RPC-ETH-005 as objects.
+    """
+    method = "eth_getBlockByHash" if by == "hash" else "eth_getBlockByNumber"
+    exchange = evm.call(method, [ref, full])
+    found = result_of(exchange, rule_id, f"{method} [{ref!r}, {str(full).lower()}]")
+    if found is None:
+        return None, exchange
+    what = f"{method} [{ref!r}, {str(full).lower()}] result"
+    check(isinstance(found, dict), rule_id, f"{what} is neither a block nor null", expected="a Block object or null",
+          received=found, exchange=exchange)
+    header = {**found, "transactions": []} if isinstance(found.get("transactions"), list) else found
+    assert_shape(rule_id, header, component("evm", "Block"), api="evm", what=what, exchange=exchange)
+    items, item_rule = ("Transaction", "RPC-ETH-005") if full else ("Hash32", hashes_rule)
+    for position, item in enumerate(found["transactions"]):
+        assert_shape(item_rule, item, component("evm", items), api="evm", what=f"{what}: transactions[{position}]",
+                     exchange=exchange)
+    return found, exchange
+
+
+def same_block(rule_id: str, first: dict[str, Any], second: dict[str, Any], *, what: str,
+               exchange: Exchange) -> None:
+    """Fails `rule_id` when two answers for one block differ in a standard member both carry."""
+    differing = [name for name in BLOCK_MEMBERS if name in first and name in second and first[name] != second[name]]
+    check(not differing, rule_id, f"{what} differ", expected="the same standard members",
+          received="; ".join(f"{name}: {first[name]!r} vs {second[name]!r}" for name in differing[:4]),
+          exchange=exchange)
+
+
+def check_full_transactions(block: dict[str, Any], hashes: list[str], *, exchange: Exchange) -> None:
+    """RPC-ETH-005: the full transactions are the hashed ones, in order, each placed in this block."""
+    found = [tx.get("hash") for tx in block["transactions"]]
+    check(found == hashes, "RPC-ETH-005", "the full transactions are not the block's transaction hashes",
+          expected=f"hashes {hashes}", received=f"hashes {found}", exchange=exchange)
+    for position, tx in enumerate(block["transactions"]):
+        placed = (tx["blockHash"], number(tx["blockNumber"]), number(tx["transactionIndex"]))
+        wanted = (block["hash"], number(block["number"]), position)
+        check(placed == wanted, "RPC-ETH-005", f"transactions[{position}] is not placed in this block",
+              expected=f"blockHash, blockNumber, transactionIndex = {wanted}", received=placed, exchange=exchange)
+
+
+def check_fee_history_lengths(result: dict[str, Any], *, block_count: int, percentiles: list[float] | None,
+                              exchange: Exchange) -> None:
+    """RPC-ETH-014: n blocks (1 to blockCount) give n gasUsedRatio, n + 1 baseFeePerGas, n rewards of each size."""
+    blocks = len(result["gasUsedRatio"])
+    check(1 <= blocks <= block_count, "RPC-ETH-014", "eth_feeHistory covers an unexpected number of blocks",
+          expected=f"1 to {block_count} entries in gasUsedRatio", received=f"{blocks} entries", exchange=exchange)
+    check(len(result["baseFeePerGas"]) == blocks + 1, "RPC-ETH-014",
+          "eth_feeHistory does not give one baseFeePerGas more than blocks (the next block's)",
+          expected=f"{blocks + 1} entries in baseFeePerGas", received=f"{len(result['baseFeePerGas'])} entries",
+          exchange=exchange)
+    if percentiles is None:
+        return
+    rewards = result.get("reward")
+    check(isinstance(rewards, list) and len(rewards) == blocks
+          and all(len(row) == len(percentiles) for row in rewards), "RPC-ETH-014",
+          "eth_feeHistory does not give one reward per block with one entry per percentile",
+          expected=f"{blocks} rewards of {len(percentiles)} entries", received=rewards, exchange=exchange)
+
+
+def check_logs_within(logs: list[dict[str, Any]], *, first: int, last: int, block_hash: str | None,
+                      exchange: Exchange) -> None:
+    """RPC-ETH-020: every log lies in the blocks the filter names (a range, or one block by hash)."""
+    for position, log in enumerate(logs):
+        where = number(log["blockNumber"])
+        check(first <= where <= last, "RPC-ETH-020", f"logs[{position}] lies outside the requested blocks",
+              expected=f"blockNumber from {first} to {last}", received=f"blockNumber {where}", exchange=exchange)
+        if block_hash is not None:
+            check(log["blockHash"] == block_hash, "RPC-ETH-020", f"logs[{position}] belongs to another block",
+                  expected=f"blockHash {block_hash}", received=f"blockHash {log['blockHash']}", exchange=exchange)
+
+
+def peek(evm: JsonRpcClient, method: str, params: list[Any]) -> Any:
+    """A result read without deciding anything (None when there is none): for picking what a test asks about."""
+    exchange = evm.call(method, params)
+    body = exchange.json() if exchange.is_json() else None
+    return body.get("result") if isinstance(body, dict) else None
+
+
+def busy_block(evm: JsonRpcClient, *, look_back: int = 16) -> int | None:
+    """The number of the newest block with transactions among the last `look_back`, else the head's."""
+    found = peek(evm, "eth_blockNumber", [])
+    try:
+        top = int(found, 16)
+    except (TypeError, ValueError):
+        return None
+    for n in range(top, max(-1, top - look_back), -1):
+        block = peek(evm, "eth_getBlockByNumber", [hex(n), False])
+        if isinstance(block, dict) and block.get("transactions"):
+            return n
+    return top

@@ -1,0 +1,100 @@
+"""Whether the target serves a method the document lists, probed once per run, so its absence is reported once.
+
+A node that answers "method not found" for eth_feeConfig fails one test, the one carrying the rule that the
+method is served, with "method not served: eth_feeConfig"; every other test of that method skips and names it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import specs
+from conformance.checks import check
+from conformance.checks.envelope import is_response_object
+from conformance.clients.http import Exchange
+from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.rules import load_catalogue
+
+METHOD_NOT_FOUND = -32601
+EVM_RPC = "the EVM chain RPC"
+#: Method -> the rule that the target serves it. Only methods the document lists without condition are here:
+#: the deprecated eth_getActivePrecompilesAt may be gone (RPC-EVM-029), and standard methods need no probe.
+SERVED_RULES = {"eth_feeConfig": "RPC-EVM-033", "eth_getChainConfig": "RPC-EVM-034",
+                "eth_getActiveRulesAt": "RPC-EVM-035", "validators.getCurrentValidators": "RPC-VAL-001"}
+
+
+def method_not_found(exchange: Exchange) -> bool:
+    """Whether the answer says the method is not offered: HTTP 404, or the JSON-RPC code -32601."""
+    if exchange.status == 404:
+        return True
+    body = exchange.json() if exchange.is_json() else None
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and error.get("code") == METHOD_NOT_FOUND
+
+
+def probe_params(method: str) -> Any:
+    """The lightest params the method takes: none of its optional ones, in its documented structure."""
+    api = "validators" if method.startswith("validators.") else "evm"
+    return [] if specs.rpc_method(api, method).get("paramStructure") == "by-position" else {}
+
+
+def check_served(exchange: Exchange, method: str) -> None:
+    """Fails the rule that `method` is served when the target answers that it does not know it."""
+    rule_id = SERVED_RULES[method]
+    body = exchange.json() if exchange.is_json() else None
+    check(not method_not_found(exchange), rule_id, f"method not served: {method}",
+          expected=f"{method} answered (a result, or an error other than method not found)",
+          received=body.get("error") if isinstance(body, dict) else f"HTTP {exchange.status}: {exchange.text(200)}",
+          exchange=exchange)
+
+
+def needs_evm_rpc(rule_ids: list[str]) -> bool:
+    """Whether the rules are the EVM chain RPC's own (not the envelope rules every API shares)."""
+    catalogue = load_catalogue()
+    return any(rid in catalogue and catalogue[rid].apis == ("evm",) and rid != "RPC-EVM-032" for rid in rule_ids)
+
+
+def methods_needed(rule_ids: list[str]) -> list[str]:
+    """The listed methods whose answers the rules decide: rules that apply to one method only."""
+    catalogue = load_catalogue()
+    found = [catalogue[rid].applies_to[0] for rid in rule_ids if rid in catalogue
+             and len(catalogue[rid].applies_to) == 1]
+    return [method for method in dict.fromkeys(found) if method in SERVED_RULES]
+
+
+class ServedMethods:
+    """One run's memo of what the target serves, and which test reports each thing it does not."""
+
+    def __init__(self) -> None:
+        self._absent: dict[str, bool] = {}
+        self._reporters: dict[str, str] = {}
+
+    def require(self, item: pytest.Item, method: str, client: JsonRpcClient) -> None:
+        """Skips `item` when `method` is not served and another test reports it."""
+        if method not in self._absent:
+            self._absent[method] = method_not_found(client.call(method, probe_params(method)))
+        self._skip_unless_reporter(item, method, SERVED_RULES[method], f"{method} not served")
+
+    def require_evm_rpc(self, item: pytest.Item, client: JsonRpcClient) -> None:
+        """Skips `item` when the EVM chain RPC path does not answer JSON-RPC at all (RPC-EVM-032 reports it)."""
+        if EVM_RPC not in self._absent:
+            exchange = client.call("eth_chainId", [])
+            self._absent[EVM_RPC] = exchange.status == 404 or not is_response_object(exchange)
+        self._skip_unless_reporter(item, EVM_RPC, "RPC-EVM-032", "the EVM chain RPC does not answer JSON-RPC")
+
+    def _skip_unless_reporter(self, item: pytest.Item, key: str, rule_id: str, reason: str) -> None:
+        """The reporter is the test carrying `rule_id` when the run selected one; otherwise the first test to ask,
+        which runs and fails on its own rule."""
+        if not self._absent[key]:
+            return
+        if key not in self._reporters:
+            carriers = [other.nodeid for other in item.session.items if _carries(other, rule_id)]
+            self._reporters[key] = carriers[0] if carriers else item.nodeid
+        reporter = self._reporters[key]
+        if reporter != item.nodeid and not _carries(item, rule_id):
+            pytest.skip(f"{reason} (reported by {reporter})")
+
+
+def _carries(item: pytest.Item, rule_id: str) -> bool:
+    return any(rule_id in mark.args for mark in item.iter_markers("rule"))
