@@ -30,6 +30,14 @@ class TargetUnreachable(SuiteError):
     """The target did not answer (connection refused, timeout, DNS failure)."""
 
 
+class TargetUnavailable(SuiteError):
+    """The target kept answering that it cannot serve now (502, 503, 504) after the suite waited and retried."""
+
+
+class RateLimited(TargetUnavailable):
+    """The target kept answering 429 Too Many Requests after the suite waited as asked and retried."""
+
+
 class BudgetExhausted(SuiteError):
     """The run spent its request budget or its maximum duration."""
 

@@ -55,7 +55,8 @@ class _Recorder:
             outcome.outcome = "skipped"
 
 
-def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str) -> SuiteRun:
+def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str,
+              allow_mutations: bool = True) -> SuiteRun:
     """Runs the selected suite tests (node IDs or paths) against `server`; `extra` are more pytest arguments."""
     recorder = _Recorder()
     args = list(BASE_ARGS)
@@ -63,7 +64,8 @@ def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str)
         url = server.url
         info = server.info()
         # Each run has its own fresh reference, so state-changing tests are harmless there and must be proven.
-        args += ["--allow-mutations", "--node-url", url, "--data-url", url, "--metrics-url", url,
+        args += ["--allow-mutations"] if allow_mutations else []
+        args += ["--node-url", url, "--data-url", url, "--metrics-url", url,
                  "--evm-chain", str(info["evm_blockchain_id"])]
         for name, value in dict(info["samples"]).items():  # type: ignore[call-overload]
             args += ["--sample", f"{name}={value}"]

@@ -1,17 +1,21 @@
 """One HTTP session per target: keep-alive, timeouts, a body cap, a rate limit, 429 handling, recorded exchanges."""
 from __future__ import annotations
 
+import email.utils
+import io
 import json
 import shlex
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 
-from conformance.errors import BudgetExhausted, SuiteError, TargetUnreachable
+from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
 
 #: Stands in for a secret header's value in every reproducer and report.
 SECRET_PLACEHOLDER = "$CONFORMANCE_API_KEY"
@@ -46,7 +50,9 @@ class Exchange:
         """The body parsed as JSON; raises NotJson (a suite error) when it is not."""
         if self._json is _NOT_PARSED:
             try:
-                self._json = json.loads(self.body)
+                # Strict UTF-8 (RFC 8259 §8.1): json.loads on bytes would let encoded surrogates through, and a
+                # lone surrogate breaks every later encode of the value (reports, terminal).
+                self._json = json.loads(self.body.decode("utf-8-sig"))
             except (ValueError, UnicodeDecodeError) as exc:
                 raise NotJson(f"{self.method} {self.url} answered {self.status} with a body that is not JSON: "
                               f"{self.body[:200]!r}") from exc
@@ -97,14 +103,29 @@ class RateLimiter:
 
 @dataclass
 class Limits:
+    """How hard a run may press the target and how long it waits; past any bound a request is a suite error."""
+
     connect_timeout: float = 5.0
     read_timeout: float = 30.0
+    total_timeout: float | None = None  # one exchange, headers and body; None: read_timeout
     max_body_bytes: int = 32 * 1024 * 1024
     rate_limit: float | None = None
     max_requests: int | None = None
-    max_retry_wait: float = 30.0
+    max_retry_wait: float = 30.0  # a longer Retry-After ends the request: retrying sooner would break the limit
     retries_on_429: int = 3
+    retries_on_unavailable: int = 2
+    unavailable_backoff: float = 0.5
+    max_redirects: int = 3
     deadline: float | None = None  # time.monotonic() value after which no request starts
+
+    @property
+    def exchange_timeout(self) -> float:
+        return self.total_timeout if self.total_timeout is not None else self.read_timeout
+
+
+#: Answers that say "not now" rather than "wrong": waited out, then a suite error, never a verdict.
+UNAVAILABLE = frozenset({502, 503, 504})
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 class HttpSession:
@@ -119,7 +140,6 @@ class HttpSession:
         self.session.trust_env = False
         self._proxies: dict[str, dict[str, str]] = {}
         self.session.headers["User-Agent"] = user_agent
-        self.session.max_redirects = 5
         self.secret_values = dict(secret_headers or {})
         self.secret_names = frozenset(name.lower() for name in self.secret_values)
         self.rate = RateLimiter(self.limits.rate_limit)
@@ -130,26 +150,69 @@ class HttpSession:
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None, body: bytes | None = None,
                 secret: bool = False) -> Exchange:
-        """Sends one request, waiting out 429 answers within the retry budget."""
+        """Sends one request: 429, 502, 503 and 504 are waited out within the budget, same-origin redirects
+        followed a few times; what outlasts that is a suite error."""
         all_headers = dict(headers or {})
         if secret:
             all_headers.update(self.secret_values)
         prepared = self.session.prepare_request(
             requests.Request(method, url, params=params, headers=all_headers, data=body))
-        for attempt in range(self.limits.retries_on_429 + 1):
+        throttled = unavailable = 0
+        visited = [prepared.url]
+        while True:
             exchange = self._send(prepared)
-            if exchange.status != 429 or attempt == self.limits.retries_on_429:
+            if exchange.status == 429:
+                throttled += 1
+                self._wait_out(exchange, throttled, self.limits.retries_on_429, RateLimited, backoff=1.0)
+            elif exchange.status in UNAVAILABLE:
+                unavailable += 1
+                self._wait_out(exchange, unavailable, self.limits.retries_on_unavailable, TargetUnavailable,
+                               backoff=self.limits.unavailable_backoff)
+            elif exchange.status in REDIRECTS and "location" in exchange.response_headers:
+                prepared = self._redirected(prepared, exchange, visited)
+            else:
                 return exchange
-            time.sleep(self._retry_after(exchange))
-        return exchange  # pragma: no cover - the loop always returns
 
-    def _retry_after(self, exchange: Exchange) -> float:
-        value = exchange.response_headers.get("retry-after", "1")
-        try:
-            wait = float(value)
-        except ValueError:
-            wait = 1.0
-        return min(max(wait, 0.0), self.limits.max_retry_wait)
+    def _wait_out(self, exchange: Exchange, attempt: int, retries: int, error: type[SuiteError], *,
+                  backoff: float) -> None:
+        """Sleeps before retry number `attempt`, or raises `error` when the retries, the wait the target asks
+        for, or the run's duration do not allow one."""
+        what = f"{exchange.method} {exchange.url} answered {exchange.status}"
+        if attempt > retries:
+            raise error(f"{what} {attempt} times; the target could not be tested now"
+                        + (" (lower --rate-limit)" if exchange.status == 429 else ""))
+        wait = _retry_after(exchange.response_headers.get("retry-after"))
+        wait = backoff * 2 ** (attempt - 1) if wait is None else wait
+        if wait > self.limits.max_retry_wait:
+            # Retrying sooner than asked would break the target's limit: give up instead.
+            raise error(f"{what} with Retry-After {wait:g} s, longer than the {self.limits.max_retry_wait:g} s "
+                        f"the suite waits")
+        if self.limits.deadline is not None and time.monotonic() + wait > self.limits.deadline:
+            raise BudgetExhausted(f"{what}; waiting {wait:g} s for a retry outlasts the run's maximum duration")
+        time.sleep(wait)
+
+    def _redirected(self, prepared: requests.PreparedRequest, exchange: Exchange,
+                    visited: list[str | None]) -> requests.PreparedRequest:
+        """The request that follows a redirect; only within the target's origin, a few times, never in a loop.
+
+        Another origin is never followed: the API key and the suite's requests stay with the target.
+        """
+        location = urljoin(exchange.url, exchange.response_headers["location"])
+        what = f"{exchange.method} {exchange.url} answered {exchange.status} to {location}"
+        if _origin(location) != _origin(exchange.url):
+            raise SuiteError(f"{what}: another origin, not followed")
+        if location in visited:
+            raise SuiteError(f"{what}: a redirect loop")
+        if len(visited) > self.limits.max_redirects:
+            raise SuiteError(f"{what}: more than {self.limits.max_redirects} redirects")
+        keeps_method = exchange.status in (307, 308) or exchange.method in ("GET", "HEAD")
+        if not keeps_method:
+            raise SuiteError(f"{what}: not followed, a {exchange.status} would turn the {exchange.method} into a "
+                             f"GET without its body")
+        visited.append(location)
+        following = prepared.copy()
+        following.prepare_url(location, None)
+        return following
 
     def _check_budget(self) -> None:
         if self.limits.max_requests is not None and self.requests_sent >= self.limits.max_requests:
@@ -160,6 +223,7 @@ class HttpSession:
     def _send(self, prepared: requests.PreparedRequest) -> Exchange:
         self._check_budget()
         self.rate.wait()
+        self._check_budget()
         self.requests_sent += 1
         body = prepared.body.encode() if isinstance(prepared.body, str) else prepared.body
         exchange = Exchange(
@@ -170,27 +234,38 @@ class HttpSession:
                              if k.lower() not in ("user-agent", "accept-encoding", "connection", "content-length")},
             request_body=body, secret_headers=self.secret_names)
         started = time.perf_counter()
+        # requests' read timeout bounds each socket read, so a server that trickles bytes could hold a request
+        # for ever; the whole exchange gets `exchange_timeout`, enforced while the body is read.
+        ends = time.monotonic() + self.limits.exchange_timeout
         try:
-            response = self.session.send(prepared, stream=True, proxies=self._proxies_for(exchange.url),
-                                         timeout=(self.limits.connect_timeout, self.limits.read_timeout))
+            response = self.session.send(prepared, stream=True, allow_redirects=False,
+                                         proxies=self._proxies_for(exchange.url),
+                                         timeout=(self.limits.connect_timeout,
+                                                  min(self.limits.read_timeout, self.limits.exchange_timeout)))
         except requests.exceptions.ConnectionError as exc:
+            if isinstance(exc, requests.exceptions.ConnectTimeout) or _timed_out(exc):
+                raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
+                                        f"{self._timeout_text(exc)}") from None
             raise TargetUnreachable(f"{exchange.method} {exchange.url}: cannot connect ({_reason(exc)})") from None
-        except requests.exceptions.Timeout:
+        except requests.exceptions.Timeout as exc:
             raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
-                                    f"{self.limits.read_timeout:g} s") from None
-        except requests.exceptions.TooManyRedirects:
-            raise SuiteError(f"{exchange.method} {exchange.url}: too many redirects") from None
+                                    f"{self._timeout_text(exc)}") from None
         except requests.exceptions.RequestException as exc:
             raise SuiteError(f"{exchange.method} {exchange.url}: {_reason(exc)}") from None
         with response:
             exchange.status = response.status_code
             exchange.response_headers = {k.lower(): v for k, v in response.headers.items()}
-            exchange.body, exchange.truncated = self._read_capped(response, exchange)
+            exchange.body = self._read_capped(response, exchange, ends)
         exchange.elapsed = time.perf_counter() - started
         self.last = exchange
         for listener in self.listeners:
             listener(exchange)
         return exchange
+
+    def _timeout_text(self, exc: BaseException) -> str:
+        if isinstance(exc, requests.exceptions.ConnectTimeout):
+            return f"{self.limits.connect_timeout:g} s (connecting)"
+        return f"{min(self.limits.read_timeout, self.limits.exchange_timeout):g} s"
 
     def _proxies_for(self, url: str) -> dict[str, str]:
         host = urlsplit(url).netloc
@@ -198,21 +273,84 @@ class HttpSession:
             self._proxies[host] = requests.utils.get_environ_proxies(url)
         return self._proxies[host]
 
-    def _read_capped(self, response: requests.Response, exchange: Exchange) -> tuple[bytes, bool]:
+    def _read_capped(self, response: requests.Response, exchange: Exchange, ends: float) -> bytes:
+        """The body, read until `ends` and up to the cap; a larger, slower or broken body is a suite error."""
         cap = self.limits.max_body_bytes
-        chunks, size = [], 0
+        what = f"{exchange.method} {exchange.url}"
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise SuiteError(f"{what}: body of {int(declared)} bytes is larger than {cap} bytes; not read")
+        raw = response.raw
+        # read1 returns what has arrived (read waits for a whole chunk), so the deadline is checked often.
+        read = getattr(raw, "read1", None) or raw.read
+        buffer, size = io.BytesIO(), 0
         try:
-            for chunk in response.iter_content(chunk_size=65536):
+            while True:
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise TargetUnreachable(f"{what}: the answer did not arrive within "
+                                            f"{self.limits.exchange_timeout:g} s ({size} bytes of the body read)")
+                _bound_next_read(raw, min(left, self.limits.read_timeout))
+                chunk = read(65536, decode_content=True)
+                if not chunk:
+                    return buffer.getvalue()
                 size += len(chunk)
                 if size > cap:
-                    raise SuiteError(f"{exchange.method} {exchange.url}: body larger than {cap} bytes; not read")
-                chunks.append(chunk)
-        except requests.exceptions.RequestException as exc:
-            raise SuiteError(f"{exchange.method} {exchange.url}: the body was cut short ({_reason(exc)})") from None
-        return b"".join(chunks), False
+                    raise SuiteError(f"{what}: body larger than {cap} bytes; not read")
+                buffer.write(chunk)
+        except (urllib3.exceptions.ReadTimeoutError, socket.timeout, TimeoutError):
+            if time.monotonic() >= ends - 0.01:
+                raise TargetUnreachable(f"{what}: the answer did not arrive within "
+                                        f"{self.limits.exchange_timeout:g} s ({size} bytes of the body read)") from None
+            raise TargetUnreachable(f"{what}: the body stopped arriving ({size} bytes read, then nothing for "
+                                    f"{self.limits.read_timeout:g} s)") from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise SuiteError(f"{what}: the body was cut short ({_short_read(exc) or _reason(exc)})") from None
 
     def close(self) -> None:
         self.session.close()
+
+
+def _bound_next_read(raw: Any, seconds: float) -> None:
+    """Lets the next socket read wait at most `seconds` (the exchange's time left)."""
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    if sock is not None:
+        sock.settimeout(max(seconds, 0.001))
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds a Retry-After header asks for (delay-seconds or an HTTP-date), None when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname, parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether a requests ConnectionError is a read timeout underneath (urllib3 raises some that way)."""
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError))
+
+
+def _short_read(exc: BaseException) -> str | None:
+    """"10 of 1000 bytes" for a body that ended before its Content-Length, wherever urllib3 wrapped that."""
+    for arg in (exc, *exc.args):
+        if isinstance(arg, urllib3.exceptions.IncompleteRead):
+            return f"{arg.partial} of {arg.partial + arg.expected} bytes"
+    return None
 
 
 def _reason(exc: BaseException) -> str:

@@ -5,7 +5,8 @@ import json
 import signal
 import sys
 import threading
-from collections import Counter
+import time
+from collections import Counter, deque
 from typing import Iterable
 
 import logging
@@ -36,9 +37,12 @@ class ReferenceApp:
         self.data = DataService(world)
         self.metrics = MetricsService(world)
         self.seen: Counter[str] = Counter()  # RPC methods and REST routes served, for the safety self-tests
+        # When requests arrived (time.monotonic()), for the rate-limit self-test; bounded for long-lived servers.
+        self.arrivals: deque[float] = deque(maxlen=100_000)
         self._seen_lock = threading.Lock()
 
     def __call__(self, environ: dict, start_response):  # type: ignore[no-untyped-def]
+        self.arrivals.append(time.monotonic())  # deque.append is atomic: no lock on the hot path
         request = Request(environ)
         reply = self.route(request)
         if reply.raw is not None:

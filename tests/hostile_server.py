@@ -1,0 +1,216 @@
+"""A misbehaving target for the self-tests: one behaviour per instance, on 127.0.0.1 and a free port.
+
+Where a behaviour answers normally it answers as the reference target does (same world, same routes), so a run
+against it can pass, and whatever goes wrong is the misbehaviour's doing.
+"""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from werkzeug.test import Client
+
+from conformance.reference.server import ReferenceApp
+from conformance.reference.world import World
+
+BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "cut", "html", "bad-utf8", "huge", "huge-length", "429",
+              "429-always", "503-bursts", "503-always", "redirect-loop")
+HUGE_BYTES = 50 * 1024 * 1024
+_BLOCK = b" " * (1024 * 1024)
+HTML = b"<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One request the server saw, and the status its misbehaviour chose (None: answered as the reference does,
+    or not at all)."""
+
+    at: float
+    method: str
+    path: str
+    status: int | None
+
+
+class HostileServer:
+    """Serves one misbehaviour; `hits` records every request, `stop()` releases stalled and trickling answers."""
+
+    def __init__(self, behaviour: str, *, throttled: int = 2, burst: tuple[int, int] = (2, 5), seed: int = 0,
+                 huge_bytes: int = HUGE_BYTES, delay: float = 0.25) -> None:
+        if behaviour not in BEHAVIOURS:
+            raise ValueError(f"unknown behaviour {behaviour!r}; choose from {', '.join(BEHAVIOURS)}")
+        self.behaviour = behaviour
+        self.throttled = throttled        # 429: requests answered 429 before normal answers begin
+        self.burst = burst                # 503-bursts: the first n of every m requests are 503
+        self.huge_bytes = huge_bytes
+        self.delay = delay                # slow: seconds before each normal answer
+        self.world = World(seed)
+        self.app = ReferenceApp(self.world)
+        self.hits: list[Hit] = []
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        if behaviour == "refuse":
+            self.port = _free_port()
+        else:
+            self._httpd = _Server(("127.0.0.1", 0), _Handler)
+            self._httpd.hostile = self  # type: ignore[attr-defined]
+            self.port = int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def statuses(self) -> list[int | None]:
+        with self._lock:
+            return [hit.status for hit in self.hits]
+
+    def start(self) -> HostileServer:
+        if self._httpd is not None:
+            threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
+                             name=f"hostile-{self.behaviour}").start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    def __enter__(self) -> HostileServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def choose(self, method: str, path: str) -> str:
+        """The answer to this request: the behaviour itself, or "normal" where the behaviour lets one through."""
+        with self._lock:
+            number = len(self.hits) + 1
+            if self.behaviour == "429":
+                answer = "429-always" if number <= self.throttled else "normal"
+            elif self.behaviour == "503-bursts":
+                answer = "503-always" if (number - 1) % self.burst[1] < self.burst[0] else "normal"
+            else:
+                answer = self.behaviour
+            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "cut": 200, "html": 200, "bad-utf8": 200,
+                      "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
+                      "redirect-loop": 302}[answer]
+            self.hits.append(Hit(time.monotonic(), method, path, status))
+            return answer
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # stalled and trickling answers must not hold the test process at exit
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Silent: clients that hang up on a misbehaving answer are the point, not a problem."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "hostile/1"
+
+    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        self._answer()
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._answer()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    @property
+    def hostile(self) -> HostileServer:
+        return self.server.hostile  # type: ignore[attr-defined]
+
+    def _answer(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        answer = self.hostile.choose(self.command, self.path)
+        try:
+            getattr(self, "_" + answer.replace("-", "_"))(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up: exactly what the misbehaviours are for
+
+    def _normal(self, body: bytes) -> None:
+        reply = Client(self.hostile.app).open(self.path, method=self.command, data=body,
+                                              headers={"Content-Type": self.headers.get("Content-Type", "")})
+        self._send(reply.status_code, reply.get_data(), reply.headers.get("Content-Type", "application/json"))
+
+    def _slow(self, body: bytes) -> None:
+        if not self.hostile.stopped.wait(self.hostile.delay):
+            self._normal(body)
+
+    def _stall(self, body: bytes) -> None:
+        self.hostile.stopped.wait()
+        self.close_connection = True
+
+    def _trickle(self, body: bytes) -> None:
+        self._head(200, "application/json", {"Content-Length": "1000000"})
+        self.wfile.write(b"[")
+        while not self.hostile.stopped.wait(0.5):
+            self.wfile.write(b" ")
+            self.wfile.flush()
+        self.close_connection = True
+
+    def _cut(self, body: bytes) -> None:
+        self._head(200, "application/json", {"Content-Length": "1000"})
+        self.wfile.write(b'{"jsonrpc"')
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _html(self, body: bytes) -> None:
+        self._send(200, HTML, "text/html; charset=utf-8")
+
+    def _bad_utf8(self, body: bytes) -> None:
+        self._send(200, b'{"jsonrpc":"2.0","id":1,"result":"\xff\xfe\xc3(","nextPageToken":"\xed\xa0\x80"}',
+                   "application/json")
+
+    def _huge(self, body: bytes) -> None:
+        """A JSON array of 50 MB, streamed without a length so that only a cap while reading stops it."""
+        self._head(200, "application/json", {"Connection": "close"})
+        self._stream_huge()
+
+    def _huge_length(self, body: bytes) -> None:
+        self._head(200, "application/json", {"Content-Length": str(self.hostile.huge_bytes)})
+        self._stream_huge()
+
+    def _stream_huge(self) -> None:
+        self.close_connection = True
+        self.wfile.write(b"[")
+        left = self.hostile.huge_bytes - 2
+        while left > 0 and not self.hostile.stopped.is_set():
+            self.wfile.write(_BLOCK[:min(left, len(_BLOCK))])
+            left -= len(_BLOCK)
+        self.wfile.write(b"]")
+
+    def _429_always(self, body: bytes) -> None:
+        self._send(429, b'{"message":"Too Many Requests","statusCode":429,"error":"Too Many Requests"}',
+                   "application/json", {"Retry-After": "1"})
+
+    def _503_always(self, body: bytes) -> None:
+        self._send(503, b"<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>", "text/html")
+
+    def _redirect_loop(self, body: bytes) -> None:
+        self._send(302, b"", "text/plain", {"Location": self.path})
+
+    def _head(self, status: int, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+
+    def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self._head(status, content_type, {"Content-Length": str(len(data)), **(headers or {})})
+        self.wfile.write(data)
+
+
+def _free_port() -> int:
+    """A port nothing listens on (taken from the kernel, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -1,0 +1,147 @@
+"""Misbehaving targets: each run of the real command ends in time, in bounded memory, with its reports written, as
+an error of the suite (exit 3) rather than a verdict against the target, and never with a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conformance.clients.http import Limits
+from tests.hostile_server import HostileServer
+
+CONFORMANCE = str(Path(sys.executable).parent / "conformance")
+MAX_DURATION, TIMEOUT = 8.0, 2.0
+#: Start-up of the interpreter, pytest and the suite's imports, and the reports, on a loaded two-core machine.
+SLACK = 12.0
+#: Five tests, one per index path, after a discovery call on each path.
+INDEX = ("--api", "index", "--rule", "RPC-IDX-027")
+#: One test, after the same discovery calls.
+ONE_PATH = ("--api", "index", "--rule", "RPC-IDX-030")
+#: One Data API test that reads a 200 body as JSON.
+DATA = ("--api", "data", "--rule", "DATA-DEF-003")
+#: Runs the command and writes the peak resident size of its process (kB) to the file named first.
+_MEASURED = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[2:]).returncode; "
+             "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
+             "sys.exit(code)")
+
+
+@dataclass
+class Run:
+    code: int
+    output: str            # stdout and stderr
+    elapsed: float
+    peak_rss_kb: int
+    report_dir: Path
+    server: HostileServer
+
+
+def run_against(behaviour: str, selection: tuple[str, ...], tmp_path: Path, *, max_duration: float = MAX_DURATION,
+                **server_options: object) -> Run:
+    """Runs `conformance run` in a child process against a server with `behaviour`."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    report_dir, rss = tmp_path / "reports", tmp_path / "peak-rss"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("CONFORMANCE_")}
+    with HostileServer(behaviour, **server_options) as server:  # type: ignore[arg-type]
+        command = [sys.executable, "-c", _MEASURED, str(rss), CONFORMANCE, "run", "--target-url", server.url,
+                   "--profile", "quick", "--max-duration", str(max_duration), "--timeout", str(TIMEOUT),
+                   "--report-dir", str(report_dir), *selection]
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                   env=env, start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=max_duration + TIMEOUT + 60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(f"{behaviour}: the run did not end within {max_duration + TIMEOUT + 60:g} s\n"
+                        f"{stdout[-2000:]}{stderr[-2000:]}")
+        elapsed = time.monotonic() - started
+    return Run(process.returncode, stdout + stderr, elapsed,
+               int(rss.read_text()) if rss.is_file() else 0, report_dir, server)
+
+
+def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float = MAX_DURATION) -> None:
+    """The run ended with `code`, in time, without a traceback, with its reports; `mentions` is in its output."""
+    tail = f"\n--- output ---\n{run.output[-3000:]}"
+    assert run.code == code, f"exit {run.code}, expected {code}{tail}"
+    assert "Traceback" not in run.output, tail
+    assert run.elapsed <= max_duration + TIMEOUT + SLACK, f"took {run.elapsed:.1f} s{tail}"
+    assert mentions in run.output, f"{mentions!r} is not in the output{tail}"
+    assert (run.report_dir / "junit.xml").is_file(), f"no junit.xml{tail}"
+    assert (run.report_dir / "report.json").is_file(), f"no report.json{tail}"
+    json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("behaviour", "selection", "mentions"), [pytest.param(*case, id=case[0]) for case in [
+    ("refuse", INDEX, "does not answer"),
+    ("stall", INDEX, f"no answer within {TIMEOUT:g} s"),
+    ("trickle", INDEX, f"did not arrive within {TIMEOUT:g} s"),
+    ("cut", INDEX, "cut short (10 of 1000 bytes)"),
+    ("html", DATA, "NotJson"),
+    ("bad-utf8", DATA, "NotJson"),
+    ("503-always", INDEX, "answered 503 3 times"),
+    ("redirect-loop", INDEX, "a redirect loop"),
+]])
+def test_a_target_that_cannot_be_tested_is_an_error_of_the_suite(behaviour: str, selection: tuple[str, ...],
+                                                                 mentions: str, tmp_path: Path) -> None:
+    assert_ended(run_against(behaviour, selection, tmp_path), 3, mentions=mentions)
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """A run against the server answering normally: the outcome and the memory of a run that nothing disturbs."""
+    return run_against("normal", INDEX, tmp_path_factory.mktemp("normal"))
+
+
+def test_the_well_behaved_server_passes(control: Run) -> None:
+    assert_ended(control, 0)
+
+
+def test_a_huge_body_is_capped_and_memory_stays_bounded(control: Run, tmp_path: Path) -> None:
+    """A 50 MB body streamed without a length stops at the body cap; the process grows by less than the body."""
+    cap = Limits().max_body_bytes
+    baseline = control
+    huge = run_against("huge", INDEX, tmp_path)
+    assert_ended(huge, 3, mentions=f"body larger than {cap} bytes")
+    assert huge.server.huge_bytes > 1.5 * cap
+    grown = (huge.peak_rss_kb - baseline.peak_rss_kb) * 1024
+    assert 0 < baseline.peak_rss_kb and grown < 1.5 * cap, (baseline.peak_rss_kb, huge.peak_rss_kb)
+
+
+def test_429_is_waited_out_as_asked_and_retried(tmp_path: Path) -> None:
+    run = run_against("429", INDEX, tmp_path, throttled=2)
+    assert_ended(run, 0)
+    hits = run.server.hits
+    assert [hit.status for hit in hits[:3]] == [429, 429, None]
+    assert all(later.at - earlier.at >= 0.95 for earlier, later in zip(hits, hits[1:3])), hits[:3]
+
+
+def test_429_for_ever_is_an_error_of_the_suite_never_retried_sooner_than_asked(tmp_path: Path) -> None:
+    run = run_against("429-always", INDEX, tmp_path)
+    assert_ended(run, 3, mentions="answered 429 4 times")
+    gaps = [later.at - earlier.at for earlier, later in zip(run.server.hits, run.server.hits[1:])]
+    assert gaps and min(gaps) >= 0.95, gaps
+
+
+def test_503_bursts_are_retried(tmp_path: Path) -> None:
+    run = run_against("503-bursts", ONE_PATH, tmp_path, burst=(2, 5))
+    assert_ended(run, 0)
+    assert run.server.statuses().count(503) >= 2
+
+
+def test_a_run_past_its_deadline_ends_promptly_with_many_tests_left(tmp_path: Path) -> None:
+    """Hundreds of tests are left when the maximum duration passes; each ends at once as an error of the suite."""
+    run = run_against("slow", ("--api", "index", "--rule", "RPC-IDX"), tmp_path, max_duration=3, delay=0.25)
+    assert_ended(run, 3, mentions="maximum duration", max_duration=3)
+    assert len(run.server.hits) < 3 / 0.25 + 2
+
+
+def test_json_rpc_answered_with_html_is_not_conformant(tmp_path: Path) -> None:
+    assert_ended(run_against("html", INDEX, tmp_path), 3)
