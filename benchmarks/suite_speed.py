@@ -1,62 +1,122 @@
-"""Wall time and request count of `conformance run` per profile and API group, next to a bare requests loop."""
+"""Wall time and requests of `conformance run` per profile and API group, next to a bare requests loop."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import requests
 
 from benchmarks.reference_throughput import CALL, reference_process
+from benchmarks.table import Row, markdown, progress
 
 GROUPS = {"node": "admin,index,evm,validators", "data": "data", "metrics": "metrics"}
+LABELS = {"node": "node APIs", "data": "Data API", "metrics": "Metrics API"}
+ALL = ",".join(GROUPS.values())
+#: no run of the suite against the local reference takes this long; a hung run must not hang the benchmark
+RUN_TIMEOUT = 1800.0
+
+RATIO_NOTE = ("suite / bare loop: requests a second inside the test session (the pytest session's duration, "
+              "so interpreter start-up is left out) divided by the small JSON-RPC calls a second of a bare "
+              "`requests` loop against the same reference; 1.00 would mean the suite adds nothing between "
+              "requests, the rest is generating, checking and recording.")
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    wall: float        # seconds, process start to exit
+    in_session: float  # seconds of the pytest session, collection included
+    requests: int      # requests sent to the target, workers included
+    exit_code: int
+
+    def row(self, figure: str, bare: float, value: str = "") -> Row:
+        ratio = self.requests / self.in_session / bare if self.in_session and self.requests else None
+        outcome = "" if self.exit_code == 0 else f"exit {self.exit_code}"
+        return Row(figure, wall=f"{self.wall:.1f}", requests=f"{self.requests:,}",
+                   ratio="n/a" if ratio is None else f"{ratio:.2f}",
+                   value=", ".join(part for part in (value, outcome) if part))
 
 
 def bare_loop_rate(url: str, count: int = 1000) -> float:
-    """Small JSON-RPC calls a second from a plain requests loop: the client-side ceiling."""
+    """Small JSON-RPC calls a second from a plain requests loop: the client-side ceiling of one process."""
     session = requests.Session()
+    session.trust_env = False  # as the suite's own client: no proxy look-up from the environment per request
+    session.post(url + "/ext/index/X/tx", data=CALL, headers={"content-type": "application/json"}).content
     started = time.perf_counter()
     for _ in range(count):
         session.post(url + "/ext/index/X/tx", data=CALL, headers={"content-type": "application/json"}).content
     return count / (time.perf_counter() - started)
 
 
-def run_suite(info: dict, apis: str, profile: str, *extra: str) -> tuple[float, float, int, int]:
-    """Wall seconds, seconds inside the test session, requests sent and exit code of one `conformance run`."""
-    samples = [arg for name, value in info["samples"].items() for arg in ("--sample", f"{name}={value}")]
+def run_suite(info: dict, apis: str, profile: str, *extra: str) -> SuiteRun:
+    """One `conformance run` against the reference described by `info`, in its own process."""
+    samples = [arg for name, value in info.get("samples", {}).items() for arg in ("--sample", f"{name}={value}")]
     with tempfile.TemporaryDirectory() as reports:
+        command = [sys.executable, "-m", "conformance", "run", "--target-url", info["url"],
+                   "--evm-chain", info["evm_blockchain_id"], "--api", apis, "--profile", profile,
+                   "--report-dir", reports, *samples, *extra]
         started = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "conformance", "run", "--target-url", info["url"],
-                                 "--evm-chain", info["evm_blockchain_id"], "--api", apis, "--profile", profile,
-                                 "--report-dir", reports, *samples, *extra],
-                                capture_output=True, text=True)
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            progress(f"  gave up after {RUN_TIMEOUT:.0f} s")
+            return SuiteRun(RUN_TIMEOUT, 0.0, 0, -1)
         elapsed = time.perf_counter() - started
-    found = re.search(r"(\d+) requests sent", result.stdout)
-    session = re.search(r" in ([\d.]+)s", result.stdout)
-    return (elapsed, float(session.group(1)) if session else elapsed, int(found.group(1)) if found else 0,
-            result.returncode)
+        in_session, sent = _report_figures(Path(reports) / "report.json") or _printed_figures(result.stdout)
+    if result.returncode != 0:
+        last = (result.stderr.strip() or result.stdout.strip() or "no output").splitlines()[-1]
+        progress(f"  exit {result.returncode}: {last}")
+    return SuiteRun(elapsed, in_session or elapsed, sent, result.returncode)
 
 
-def measure(profiles: tuple[str, ...] = ("quick", "standard")) -> list[tuple[str, str]]:
-    rows: list[tuple[str, str]] = []
+def _report_figures(path: Path) -> tuple[float, int] | None:
+    """Session seconds and requests from report.json, when the run wrote one."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        return float(report["suite"]["duration_s"]), int(report["summary"]["requests"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _printed_figures(stdout: str) -> tuple[float, int]:
+    """The same figures from the terminal output, for a run that stopped before writing its reports."""
+    sent = re.search(r"conformance: (\d+) requests sent", stdout)
+    # pytest's last line: "... 3 passed, 1 skipped in 5.21s (0:00:05)"; earlier lines may say " in " too
+    sessions = re.findall(r" in ([\d.]+)s\b", stdout)
+    return float(sessions[-1]) if sessions else 0.0, int(sent.group(1)) if sent else 0
+
+
+def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool = True,
+            workers: bool = True) -> dict[str, list[Row]]:
+    """Rows per part: "suite" (bare loop, each profile x API group), "workers" (`-n 2` against one worker)."""
+    found: dict[str, list[Row]] = {"suite": [], "workers": []}
     with reference_process() as info:
+        progress("bare requests loop")
         bare = bare_loop_rate(str(info["url"]))
-        rows.append(("bare requests loop: calls/s", f"{bare:,.0f}"))
-        for profile in profiles:
+        # the ratios divide by this rate: its row goes with the first part that shows them
+        found["suite" if groups else "workers"].append(
+            Row("bare `requests` loop: small JSON-RPC calls/s", value=f"{bare:,.0f}"))
+        for profile in profiles if groups else ():
             for group, apis in GROUPS.items():
-                elapsed, in_session, sent, code = run_suite(info, apis, profile)
-                rate = sent / in_session if in_session else 0.0
-                rows.append((f"suite {profile:8} {group:8}: wall s / session s / requests / req/s / vs bare",
-                             f"{elapsed:.1f} / {in_session:.1f} / {sent} / {rate:,.0f} / {rate / bare:.2f}"
-                             + ("" if code == 0 else f" (exit {code})")))
-        elapsed_1, _, _, _ = run_suite(info, GROUPS["node"], "standard")
-        elapsed_2, _, _, _ = run_suite(info, GROUPS["node"], "standard", "-n", "2")
-        rows.append(("node suite, standard: wall-time speed-up of -n 2 over one worker", f"{elapsed_1 / elapsed_2:.2f}x"))
-    return rows
+                progress(f"suite, {profile}, {LABELS[group]}")
+                found["suite"].append(run_suite(info, apis, profile).row(f"suite: {profile}, {LABELS[group]}", bare))
+        if workers:
+            progress("suite, standard, all APIs, one worker")
+            one = run_suite(info, ALL, "standard")
+            progress("suite, standard, all APIs, -n 2")
+            two = run_suite(info, ALL, "standard", "-n", "2")
+            found["workers"] += [one.row("suite: standard, all APIs, one worker", bare),
+                                 two.row("suite: standard, all APIs, `-n 2`", bare,
+                                         value=f"{one.wall / two.wall:.2f}x the speed of one worker")]
+    return found
 
 
 if __name__ == "__main__":
-    for name, value in measure():
-        print(f"{name:72} {value:>28}")
+    print(markdown([row for rows in measure().values() for row in rows]))
+    print()
+    print(RATIO_NOTE)
