@@ -42,6 +42,11 @@ class ProgressLine:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.total = len(session.items)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """pytest-xdist: the controller collects nothing itself; every worker collects the whole selection."""
+        self.total = len(ids)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.done += 1
@@ -60,7 +65,7 @@ class ProgressLine:
             return
         now = time.monotonic()
         tty = writer.isatty() if hasattr(writer, "isatty") else False
-        if not final and now - self._last_print < (0.2 if tty else 15.0):
+        if not final and (now - self._last_print < (0.2 if tty else 15.0) or not self.total):
             return
         self._last_print = now
         total = self.total or self.done
