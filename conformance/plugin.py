@@ -83,9 +83,6 @@ class RunState:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.active = False            # the session collected conformance tests
-        self.violations = 0
-        self.suite_errors = 0
-        self.passed = 0
         self.requests = 0              # HTTP requests sent by this process (and, on a controller, its workers)
         self.target: conf.Target | None = None
         self.outcomes = OutcomeRecorder()
@@ -94,18 +91,12 @@ class RunState:
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.write_error: str | None = None
+        self._expectations: list[expect.Expectation] | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not any(key == RULES_KEY for key, _ in report.user_properties):
             return
         self.outcomes.add(report)
-        if report.failed:
-            if dict(report.user_properties).get(OUTCOME_KEY) == "suite-error" or report.when != "call":
-                self.suite_errors += 1
-            else:
-                self.violations += 1
-        elif report.passed and report.when == "call":
-            self.passed += 1
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -135,7 +126,7 @@ class RunState:
             session.config.workeroutput["conformance_operations"] = self.operations.to_wire()  # type: ignore[attr-defined]
             session.config.workeroutput["conformance_active"] = self.active  # type: ignore[attr-defined]
             return
-        if not (self.active or self.violations or self.suite_errors or self.passed):
+        if not (self.active or self.outcomes.tests):
             return
         if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR):
             return
@@ -172,13 +163,14 @@ class RunState:
         return report_build.build(tests, catalogue, facts, self.operations, verdicts)
 
     def expectation_entries(self, catalogue: Catalogue) -> list[expect.Expectation]:
-        path = self.config.getoption("expectations", None)
-        if not path:
-            return []
-        try:
-            return expect.load(path, catalogue)
-        except ConfigError as exc:
-            raise pytest.UsageError(str(exc)) from None
+        """The --expectations entries, read once: at collection (so a bad file stops the run) and reused after."""
+        if self._expectations is None:
+            path = self.config.getoption("expectations", None)
+            try:
+                self._expectations = expect.load(path, catalogue) if path else []
+            except ConfigError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        return self._expectations
 
 
 _STATE = pytest.StashKey[RunState]()

@@ -4,15 +4,17 @@ from __future__ import annotations
 import datetime as dt
 import platform
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from conformance import __version__
 from conformance.errors import EXIT_CONFORMANT, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
-from conformance.reporting.expectations import Verdicts
 from conformance.reporting.operations import OperationTimes, all_operations
 from conformance.reporting.outcomes import TestOutcome
 from conformance.rules import REQUIRED_LEVELS, Catalogue, Rule
+
+if TYPE_CHECKING:
+    from conformance.reporting.expectations import Verdicts
 
 SCHEMA = "conformance-report/1"
 STATUSES = ("pass", "fail", "error", "skip", "untested", "observed")
@@ -166,6 +168,13 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
         "operations": operations.summary(),
         "expectations": verdicts.to_json(),
     }
+
+
+def first_problem(rule: dict[str, Any]) -> str:
+    """One line on what went wrong with a rule of a report: its first failure's summary, or its first error."""
+    first = (rule.get("failures") or rule.get("errors") or [{}])[0]
+    text = first.get("summary") or first.get("message") or ""
+    return text.splitlines()[0] if text else ""
 
 
 def _failed_rules(test: TestOutcome) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConfigError
-from conformance.reporting.build import SCHEMA
+from conformance.reporting.build import SCHEMA, first_problem
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -60,9 +60,7 @@ class ReportDiff:
 
 
 def _first_problem(rule: dict[str, Any]) -> str:
-    first = (rule.get("failures") or rule.get("errors") or [{}])[0]
-    text = first.get("summary") or first.get("message") or ""
-    return text.splitlines()[0][:300] if text else ""
+    return first_problem(rule)[:300]
 
 
 #: Free text in an observation (an error's message, a body excerpt) changes with the data, not the behaviour.

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 import yaml
 
 from conformance.errors import ConfigError
+from conformance.reporting.build import first_problem
 from conformance.reporting.outcomes import TestOutcome
 from conformance.rules import Catalogue
 
@@ -137,9 +138,7 @@ def from_report(report: dict[str, Any], *, days: int = 90, today: dt.date | None
     for rule in report.get("rules", []):
         if rule.get("status") not in ("fail", "error"):
             continue
-        first = (rule.get("failures") or rule.get("errors") or [{}])[0]
-        what = first.get("summary") or first.get("message", "").splitlines()[0:1]
-        what = what if isinstance(what, str) else (what[0] if what else "")
+        what = first_problem(rule)
         entries.append({"rule": rule["id"],
                         "reason": f"TODO: why this deviation is accepted ({rule['status']}: {what})"[:300],
                         "expires": expires})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.reporting.build import STATUSES
+from conformance.reporting.build import STATUSES, first_problem
 
 VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested"}
 MAX_FAILURES = 40  # a pull-request comment has a size limit; report.html has them all
@@ -43,8 +43,7 @@ def render(report: dict[str, Any]) -> str:
         for rule in failing[:MAX_FAILURES]:
             excused = " *(expected)*" if rule.get("expected") else ""
             first = (rule.get("failures") or rule.get("errors") or [{}])[0]
-            what = first.get("summary") or (first.get("message") or "").splitlines()[0:1]
-            what = what if isinstance(what, str) else (what[0] if what else "")
+            what = first_problem(rule)
             lines.append(f"- **{rule['id']}** ({rule['level']}, {rule['status']}){excused}: {rule['title']}"
                          + (f" — {what}" if what else ""))
             if first.get("reproducer"):
