@@ -176,6 +176,20 @@ def test_live_world_grows_without_repeating() -> None:
     assert not {t["txHash"] for t in first["transactions"]} & {t["txHash"] for t in following["transactions"]}
 
 
+
+@pytest.mark.parametrize("kind", ["Erc20", "Erc721", "Erc1155"])
+def test_balance_walk_reads_one_block_while_the_chain_advances(kind: str) -> None:
+    world = World(7)
+    client = Client(ReferenceApp(world))
+    chain = str(world.evm_chain_id)
+    path = f"/v1/chains/{chain}/addresses/{world.data.wallet(chain)}/balances:list{kind}"
+    first = json.loads(client.get(path, query_string={"pageSize": 2}).get_data())
+    for _ in range(3):
+        world.advance()
+    reply = client.get(path, query_string={"pageSize": 2, "pageToken": first["nextPageToken"]})
+    assert reply.status_code == 200, reply.get_data()
+    assert json.loads(reply.get_data())["nativeTokenBalance"] == first["nativeTokenBalance"]
+
 # (b) every fault changes an answer --------------------------------------------------------------------------
 
 T, DEP, TR = f"{P}/transactions", f"/v1/chains/{EVM}/contracts/{TOKEN}/transactions:getDeployment", \

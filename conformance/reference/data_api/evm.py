@@ -44,6 +44,12 @@ def block_number(svc: DataService, call: RestCall, chain: str) -> int:
     return int(raw)
 
 
+def _walk_block(svc: DataService, call: RestCall, chain: str, scope: dict[str, Any]) -> int:
+    """The block a balance page reads: the one its walk's first page read, else the blockNumber parameter."""
+    pinned = svc.pager.pinned(call, scope)
+    return block_number(svc, call, chain) if pinned is None else pinned
+
+
 # Shapes -----------------------------------------------------------------------------------------------------
 
 def native_token(chain: str, own: str) -> tuple[str, str]:
@@ -224,8 +230,10 @@ def list_erc20_balances(svc: DataService, call: RestCall) -> dict[str, Any]:
     spam_filter = query_bool(call, "filterSpamTokens", default=True)
     contracts = sorted({c.lower() for c in params.comma_list(call.first("contractAddresses"))})
     data = svc.world.data
+    scope = {"chain": chain, "address": address, "block": call.first("blockNumber") or "latest", "spam": spam_filter,
+             "contracts": contracts, "code": code}
     with svc.world.lock:
-        block = block_number(svc, call, chain)
+        block = _walk_block(svc, call, chain, scope)
         native = native_balance(svc, chain, address, block, code)
     ks = list(range(ERC20_TOKENS)) if address == data.wallet(chain) else []
     if spam_filter:
@@ -234,8 +242,7 @@ def list_erc20_balances(svc: DataService, call: RestCall) -> dict[str, Any]:
         ks = [k for k in ks if k in SPAM_POSITIONS]
     if contracts:
         ks = [k for k in ks if data.erc20(chain, k) in contracts]
-    scope = {"chain": chain, "address": address, "block": block, "spam": spam_filter, "contracts": contracts, "code": code}
-    page, token = svc.pager.page(call, scope, ks, size, key=lambda k: k, descending=False)
+    page, token = svc.pager.page(call, scope, ks, size, key=lambda k: k, descending=False, pin=block)
     balances = []
     for k in page:
         item = erc20_token(data, chain, k, code)
@@ -253,17 +260,19 @@ def _nft_balances(svc: DataService, call: RestCall, kind: str, list_name: str) -
     size = params.page_size(call, 500, 10)
     contract = (call.first("contractAddress") or "").lower() or None
     data = svc.world.data
+    scope = {"kind": kind, "chain": chain, "address": address, "contract": contract,
+             "block": (call.first("blockNumber") or "latest") if kind == "erc1155" else "latest"}
     with svc.world.lock:
-        block = block_number(svc, call, chain) if kind == "erc1155" else data.head(chain)
+        block = _walk_block(svc, call, chain, scope) if kind == "erc1155" else svc.pager.pinned(call, scope)
+        block = data.head(chain) if block is None else block
         native = native_balance(svc, chain, address, block, "usd")
     contracts = 4 if kind == "erc721" else 3
     held = [(j % contracts, 100 + j) for j in range(NFT_BALANCES)] if address == data.wallet(chain) else []
     make = data.erc721 if kind == "erc721" else data.erc1155
     if contract is not None:
         held = [h for h in held if make(chain, h[0]) == contract]
-    scope = {"kind": kind, "chain": chain, "address": address, "block": block, "contract": contract}
     # held is in tokenId order (token IDs are unique across contracts), so the cursor key leads with tokenId
-    page, token = svc.pager.page(call, scope, held, size, key=lambda h: (h[1], h[0]), descending=False)
+    page, token = svc.pager.page(call, scope, held, size, key=lambda h: (h[1], h[0]), descending=False, pin=block)
     items = []
     for c, token_id in page:
         item = nft(data, kind, chain, c, token_id, address)

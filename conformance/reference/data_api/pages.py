@@ -35,17 +35,32 @@ class Pager:
     def __init__(self, seed: int) -> None:
         self.tokens = PageTokens(f"data-api-{seed}".encode())
 
+    @staticmethod
+    def _bound(call: RestCall, scope: dict[str, Any]) -> RestCall:
+        return RestCall(api="data", method=call.method, route=call.route, path="",
+                        path_params={}, query={"scope": [json.dumps(scope, sort_keys=True, default=str)],
+                                               **({"pageToken": call.query["pageToken"][:1]}
+                                                  if call.first("pageToken") else {})},
+                        headers={}, body=None)
+
+    def pinned(self, call: RestCall, scope: dict[str, Any]) -> Any:
+        """What the request's pageToken pinned when its walk began; None without a token.
+
+        A balance list read at the latest block pins that block, so every page of one walk reads the same
+        block while the chain advances, and the token stays valid.
+        """
+        cursor = self.tokens.cursor(self._bound(call, scope))
+        return cursor.get("pin") if isinstance(cursor, dict) else None
+
     def page(self, call: RestCall, scope: dict[str, Any], items: Sequence[Any], size: int, *,
-             key: Callable[[Any], Any], descending: bool) -> tuple[list[Any], str | None]:
+             key: Callable[[Any], Any], descending: bool, pin: Any = None) -> tuple[list[Any], str | None]:
         """One page of `items` (sorted by `key`) after the request's token; the token of the next page or None."""
-        bound = RestCall(api="data", method=call.method, route=call.route, path="",
-                         path_params={}, query={"scope": [json.dumps(scope, sort_keys=True, default=str)],
-                                                **({"pageToken": call.query["pageToken"][:1]}
-                                                   if call.first("pageToken") else {})},
-                         headers={}, body=None)
+        bound = self._bound(call, scope)
         if deviates("unordered-walk"):
             return self._offset_page(bound, items, size, key=key, descending=descending)
         cursor = self.tokens.cursor(bound)
+        if isinstance(cursor, dict):
+            cursor = cursor.get("after")
         start = 0
         if cursor is not None:
             cursor = _untuple(cursor)
@@ -56,7 +71,8 @@ class Pager:
         page = list(items[start:start + size])
         more = start + len(page) < len(items)
         if page and (more or deviates("token-on-last-page")):
-            return page, self.tokens.issue(bound, key(page[-1]))
+            after = key(page[-1])
+            return page, self.tokens.issue(bound, after if pin is None else {"after": after, "pin": pin})
         return page, None
 
     def _offset_page(self, bound: RestCall, items: Sequence[Any], size: int, *,

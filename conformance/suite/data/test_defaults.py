@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance.checks import check, data as checks, fail
+from conformance.checks import check, data as checks, live
 from conformance.suite.data.conftest import DataApi
 
 DEFAULT_PAGE_RULES = {
@@ -102,21 +102,17 @@ def test_omitted_parameter_is_the_default(data: DataApi, rule: str, operation_id
         checks.operation(operation_id).parameters else {}
     explicit_params = {**page, parameter: default}
 
-    def answer(params: dict[str, Any]) -> tuple[Any, Any]:
-        exchange = data.call(operation_id, params)
+    def answer(params: dict[str, Any], exchange: Any = None) -> live.Read:
+        exchange = exchange if exchange is not None else data.call(operation_id, params)
         return exchange, comparable(operation_id, checks.served(exchange, rule, operation_id), what)
 
-    _, first = answer(explicit_params)
-    omitted = data.once(operation_id, page)   # shared with other tests that read the same request
-    seen = comparable(operation_id, checks.served(omitted, rule, operation_id), what)
-    if seen != first:  # a live target may have moved in between: read the omitted answer again, then the explicit
-        omitted, seen = answer(page)
-        if seen != first:
-            _, second = answer(explicit_params)
-            first = second if seen == second else first
-    check(seen == first, rule, f"{operation_id} without {parameter} differs from {parameter}={default}",
-          expected=f"the answer to {parameter}={default}: {str(first)[:300]}", received=str(seen)[:300],
-          exchange=omitted)
+    # the omitted request is shared with other tests; a live target may move between it and the explicit one
+    explicit = answer(explicit_params)
+    outcome = live.agree_while_live(lambda: answer(explicit_params), lambda: answer(page), timeline=what == "items",
+                                    earlier=(explicit, answer(page, data.once(operation_id, page))))
+    check(outcome.agreed, rule, f"{operation_id} without {parameter} differs from {parameter}={default}",
+          expected=f"the answer to {parameter}={default}: {str(outcome.first)[:300]}",
+          received=str(outcome.second)[:300], exchange=outcome.exchange)
 
 
 @pytest.mark.rule("DATA-DEF-023")
@@ -184,23 +180,18 @@ def test_default_include_spent_is_recorded(data: DataApi, observe: Callable[[str
     pytest.param("DATA-DEF-020", "getNativeBalance", marks=pytest.mark.rule("DATA-DEF-020"), id="getNativeBalance")])
 def test_omitted_block_number_is_the_latest_block(data: DataApi, rule: str, operation_id: str) -> None:
     """Without blockNumber the route answers as with blockNumber=latest, its documented default."""
-    def balances(exchange: Any) -> Any:
-        return comparable(operation_id, checks.served(exchange, rule, f"{operation_id} with {exchange.url}"),
-                          "balances")
-    omitted = data.first(operation_id)   # the route's default request, shared with the shape tests
-    for _ in range(3):   # a live chain may move between reads: read both again, never fail on a race
-        latest = data.call(operation_id, {"blockNumber": "latest"})
-        checks.unavailable(latest)
-        if 400 <= (latest.status or 0) < 500:
-            pytest.skip(f"the target refuses blockNumber=latest (status {latest.status}); the default cannot be "
+    def balances(params: dict[str, Any], exchange: Any = None) -> live.Read:
+        exchange = exchange if exchange is not None else data.call(operation_id, params)
+        checks.unavailable(exchange)
+        if "blockNumber" in params and 400 <= (exchange.status or 0) < 500:
+            pytest.skip(f"the target refuses blockNumber=latest (status {exchange.status}); the default cannot be "
                         "compared with it")
-        before, seen = balances(latest), balances(omitted)
-        if seen == before:
-            return
-        omitted = data.call(operation_id)
-        seen = balances(omitted)
-        if seen == before or seen == balances(data.call(operation_id, {"blockNumber": "latest"})):
-            return
-    fail(rule, f"{operation_id} without blockNumber does not answer at the latest block",
-          expected=f"the balances of blockNumber=latest: {str(before)[:300]}", received=str(seen)[:300],
-          exchange=omitted)
+        return exchange, comparable(operation_id, checks.served(exchange, rule, f"{operation_id} with {exchange.url}"),
+                                    "balances")
+    latest = {"blockNumber": "latest"}
+    # the omitted request is the route's default request, shared with the shape tests
+    outcome = live.agree_while_live(lambda: balances(latest), lambda: balances({}),
+                                    earlier=(balances(latest), balances({}, data.first(operation_id))))
+    check(outcome.agreed, rule, f"{operation_id} without blockNumber does not answer at the latest block",
+          expected=f"the balances of blockNumber=latest: {str(outcome.first)[:300]}",
+          received=str(outcome.second)[:300], exchange=outcome.exchange)

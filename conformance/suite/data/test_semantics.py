@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance.checks import check, data as checks
+from conformance.checks import check, data as checks, live
 from conformance.suite.data.conftest import (ALIASES, CURRENCY_ROUTES, QUICK_CURRENCIES, ROUTE_CHAIN, DataApi,
                                               currency_route, variant)
 
@@ -31,20 +31,18 @@ def digest(operation_id: str, body: Any) -> Any:
 
 def same_answer(data: DataApi, rule: str, operation_id: str, first: dict[str, str], second: dict[str, str],
                 params: dict[str, Any] | None = None) -> None:
-    """Both requests are served with the same data. On a difference both are read again, then the first once
-    more, so that a live target moving between two reads never fails."""
-    def read(exchange: Any, path: dict[str, str]) -> Any:
-        return digest(operation_id, checks.served(exchange, rule, f"{operation_id} with {path}"))
-    b = data.once(operation_id, params, **second)
-    left, right = read(data.once(operation_id, params, **first), first), read(b, second)
-    if left != right:
-        before = read(data.call(operation_id, params, **first), first)
-        b = data.call(operation_id, params, **second)
-        right = read(b, second)
-        left = before if before == right else read(data.call(operation_id, params, **first), first)
-    check(left == right, rule, f"{operation_id} answers {first} and {second} differently",
-          expected=f"the same data for {first} and {second}", received=f"{str(left)[:200]} vs {str(right)[:200]}",
-          exchange=b)
+    """Both requests are served with the same data, allowing for a live target that moves between reads."""
+    def read(path: dict[str, str], sent: Any = None) -> live.Read:
+        sent = sent if sent is not None else data.call(operation_id, params, **path)
+        return sent, digest(operation_id, checks.served(sent, rule, f"{operation_id} with {path}"))
+    # the first reads are shared with other tests; fresh ones follow only on a difference
+    earlier = (read(first, data.once(operation_id, params, **first)), read(second, data.once(operation_id, params,
+                                                                                           **second)))
+    outcome = live.agree_while_live(lambda: read(first), lambda: read(second), earlier=earlier,
+                                    timeline=checks.operation(operation_id).list_member is not None)
+    check(outcome.agreed, rule, f"{operation_id} answers {first} and {second} differently",
+          expected=f"the same data for {first} and {second}",
+          received=f"{str(outcome.first)[:200]} vs {str(outcome.second)[:200]}", exchange=outcome.exchange)
 
 
 @pytest.mark.parametrize("operation_id", routes("DATA-SEM-001", NETWORK_ROUTES, "listBlockchains"))
@@ -129,18 +127,16 @@ def test_filters_without_addresses_are_recorded(data: DataApi, observe: Callable
 def test_chain_letter_prefix_is_optional(data: DataApi) -> None:
     """listTransactions returns the same transactions for an address with and without its chain letter prefix."""
     address = _bare(data.need("p_chain_address"))
+
+    def read(addresses: str, sent: Any = None) -> live.Read:
+        sent = sent if sent is not None else data.call("listTransactions", {"addresses": addresses})
+        return sent, digest("listTransactions", checks.served(sent, "DATA-SEM-008", f"listTransactions for {addresses}"))
     without = data.once("listTransactions", {"addresses": address})   # also the time filter tests' listing
-    for _ in range(3):   # a live chain may add a transaction between two reads: read the pair again
-        with_prefix = data.call("listTransactions", {"addresses": f"P-{address}"})
-        left = digest("listTransactions", checks.served(with_prefix, "DATA-SEM-008", "listTransactions with P-"))
-        right = digest("listTransactions", checks.served(without, "DATA-SEM-008", "listTransactions without P-"))
-        if left == right:
-            return
-        without = data.call("listTransactions", {"addresses": address})
-        if digest("listTransactions", checks.served(without, "DATA-SEM-008", "listTransactions")) == left:
-            return
-    check(left == right, "DATA-SEM-008", "the chain letter prefix changes the transactions returned",
-          expected="the same transactions", received=f"{left[:3]} vs {right[:3]}", exchange=with_prefix)
+    outcome = live.agree_while_live(lambda: read(address), lambda: read(f"P-{address}"),
+                                    earlier=(read(address, without), None), timeline=True)
+    check(outcome.agreed, "DATA-SEM-008", "the chain letter prefix changes the transactions returned",
+          expected="the same transactions", received=f"{outcome.second[:3]} vs {outcome.first[:3]}",
+          exchange=outcome.exchange)
 
 
 @pytest.mark.rule("DATA-SEM-009")

@@ -1,0 +1,78 @@
+"""Comparing two answers of a target that moves while it is read.
+
+Two requests that must answer alike (an alias and the chain ID, an omitted parameter and its default) are
+sent one after the other; on a live chain the data may change in between. Rather than hoping for a quiet
+moment, the first request is read again after the second: the two agree when the second answer is what the
+first request could have answered at some moment between its two reads. On a target that stands still this is
+plain equality, so a real difference is never excused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from conformance.clients.http import Exchange
+
+#: One read: the exchange (for the reproducer) and the part of its answer that is compared.
+Read = tuple[Exchange, Any]
+
+
+def held_between(before: Any, middle: Any, after: Any, *, timeline: bool = False) -> bool:
+    """Whether `middle` is what an answer held at some moment between its reads `before` and `after`.
+
+    With `timeline`, the answers are pages of one list that grows at one end (newest first or oldest first):
+    `middle` may then be any window of the list as it stood between the two reads, as long as it is as long
+    as they are.
+    """
+    if middle == before or middle == after:
+        return True
+    if not timeline or not _sequences(before, middle, after) or not middle:
+        return False
+    if not min(len(before), len(after)) <= len(middle) <= max(len(before), len(after)):
+        return False
+    newest_first = list(after) + [item for item in before if item not in after]
+    oldest_first = list(before) + [item for item in after if item not in before]
+    return _contiguous(middle, newest_first) or _contiguous(middle, oldest_first)
+
+
+@dataclass
+class Agreement:
+    """The outcome of comparing two live reads: whether they agreed, and the last values compared."""
+
+    agreed: bool
+    first: Any
+    second: Any
+    exchange: Exchange | None
+
+
+def agree_while_live(read_first: Callable[[], Read], read_second: Callable[[], Read], *,
+                     earlier: tuple[Read | None, Read | None] = (None, None), timeline: bool = False,
+                     rounds: int = 3) -> Agreement:
+    """Reads the second request between two reads of the first, until the second answer is held between them.
+
+    `earlier` are reads of the first and the second request made before (shared with other tests): when both
+    are given and equal nothing is sent; an earlier read of the first request serves as its first read.
+    """
+    earlier_first, earlier_second = earlier
+    if earlier_first is not None and earlier_second is not None and earlier_first[1] == earlier_second[1]:
+        return Agreement(True, earlier_first[1], earlier_second[1], earlier_second[0])
+    _, first = earlier_first if earlier_first is not None else read_first()
+    exchange, second = None, None
+    for _ in range(rounds):
+        exchange, second = read_second()
+        if second == first:
+            return Agreement(True, first, second, exchange)
+        _, again = read_first()
+        if held_between(first, second, again, timeline=timeline):
+            return Agreement(True, again, second, exchange)
+        first = again
+    return Agreement(False, first, second, exchange)
+
+
+def _sequences(*values: Any) -> bool:
+    return all(isinstance(value, Sequence) and not isinstance(value, (str, bytes)) for value in values)
+
+
+def _contiguous(part: Sequence[Any], whole: Sequence[Any]) -> bool:
+    size = len(part)
+    return any(list(whole[start:start + size]) == list(part) for start in range(len(whole) - size + 1))
