@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import requests
 
 from conformance import config
+from conformance.clients.deadline import why_silent
 from conformance.errors import EXIT_UNTESTABLE, EXIT_USAGE, ConfigError, TargetUnreachable
 from conformance.session import Endpoints, open_endpoints
 
@@ -83,15 +83,9 @@ def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, 
     """Fails fast, as one line and exit 3, when a configured base URL does not answer at all."""
     urls = (endpoints.node_url, endpoints.data_url, endpoints.metrics_url, *extra)
     for url in dict.fromkeys(u for u in urls if u):
-        try:
-            requests.get(url, timeout=(timeout, timeout), allow_redirects=False, stream=True).close()
-        except requests.exceptions.ConnectTimeout:
-            raise TargetUnreachable(f"{url} does not answer (no connection within {timeout:g} s)") from None
-        except requests.exceptions.ReadTimeout:
-            raise TargetUnreachable(f"{url} does not answer (no answer within {timeout:g} s)") from None
-        except requests.exceptions.RequestException as exc:
-            reason = type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout")
-            raise TargetUnreachable(f"{url} does not answer ({reason})") from None
+        reason = why_silent(url, timeout)
+        if reason is not None:
+            raise TargetUnreachable(f"{url} does not answer ({reason})")
 
 
 def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints,

@@ -17,7 +17,7 @@ from werkzeug.test import Client
 from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 
-BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "cut", "html", "bad-utf8", "huge", "huge-length", "429",
+BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "huge", "huge-length", "429",
               "429-always", "503-bursts", "503-always", "redirect-loop")
 HUGE_BYTES = 50 * 1024 * 1024
 _BLOCK = b" " * (1024 * 1024)
@@ -96,7 +96,7 @@ class HostileServer:
                 answer = "503-always" if (number - 1) % self.burst[1] < self.burst[0] else "normal"
             else:
                 answer = self.behaviour
-            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "cut": 200, "html": 200, "bad-utf8": 200,
+            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200, "html": 200, "bad-utf8": 200,
                       "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
                       "redirect-loop": 302}[answer]
             self.hits.append(Hit(time.monotonic(), method, path, status))
@@ -153,6 +153,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"[")
         while not self.hostile.stopped.wait(0.5):
             self.wfile.write(b" ")
+            self.wfile.flush()
+        self.close_connection = True
+
+    def _trickle_headers(self, body: bytes) -> None:
+        """A status line, then one header that never ends: each byte arrives well within a read timeout."""
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Padding: ")
+        while not self.hostile.stopped.wait(0.2):
+            self.wfile.write(b"a")
             self.wfile.flush()
         self.close_connection = True
 

@@ -83,6 +83,7 @@ def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float
     ("refuse", INDEX, "does not answer"),
     ("stall", INDEX, f"no answer within {TIMEOUT:g} s"),
     ("trickle", INDEX, f"did not arrive within {TIMEOUT:g} s"),
+    ("trickle-headers", INDEX, f"no status line and headers within {TIMEOUT:g} s"),
     ("cut", INDEX, "cut short (10 of 1000 bytes)"),
     ("html", DATA, "NotJson"),
     ("bad-utf8", DATA, "NotJson"),

@@ -11,6 +11,7 @@ from typing import Iterator
 
 import pytest
 
+from conformance.clients.deadline import why_silent
 from conformance.clients.http import SECRET_PLACEHOLDER, HttpSession, Limits, NotJson, _retry_after
 from conformance.clients.rest import RestClient
 from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
@@ -58,6 +59,13 @@ class _Script(BaseHTTPRequestHandler):
                 self.wfile.write(b" ")
                 self.wfile.flush()
                 time.sleep(0.2)
+        elif kind == "trickle-headers":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Padding: ")
+            for _ in range(40):
+                self.wfile.write(b"a")
+                self.wfile.flush()
+                time.sleep(0.2)
+            self.close_connection = True
         elif kind == "stall":
             time.sleep(3)
         elif kind == "cut":
@@ -182,6 +190,16 @@ def test_a_trickling_body_ends_at_the_exchange_timeout(server: str) -> None:
     with pytest.raises(TargetUnreachable, match="did not arrive within 1 s"):
         http.request("GET", server + "/trickle")
     assert time.monotonic() - started < 1.5
+
+
+def test_trickling_headers_end_at_the_exchange_timeout(server: str) -> None:
+    http = HttpSession(Limits(read_timeout=1.0))
+    started = time.monotonic()
+    with pytest.raises(TargetUnreachable, match="status line and headers did not arrive within 1 s"):
+        http.request("GET", server + "/trickle-headers")
+    assert time.monotonic() - started < 1.5
+    assert why_silent(server + "/trickle-headers", 0.5) == "no status line and headers within 0.5 s"
+    assert why_silent(server + "/ok", 0.5) is None
 
 
 def test_a_stalled_answer_ends_at_the_read_timeout(server: str) -> None:

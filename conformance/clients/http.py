@@ -9,12 +9,13 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NoReturn
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
 
+from conformance.clients.deadline import DeadlineAdapter, watching
 from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
 
 #: Stands in for a secret header's value in every reproducer and report.
@@ -135,6 +136,8 @@ class HttpSession:
                  user_agent: str = "conformance-suite") -> None:
         self.limits = limits or Limits()
         self.session = requests.Session()
+        for prefix in ("http://", "https://"):
+            self.session.mount(prefix, DeadlineAdapter())
         # Proxy settings from the environment are read once per host, not on every request (which costs
         # requests about a third of its time against a fast local server).
         self.session.trust_env = False
@@ -235,23 +238,23 @@ class HttpSession:
             request_body=body, secret_headers=self.secret_names)
         started = time.perf_counter()
         # requests' read timeout bounds each socket read, so a server that trickles bytes could hold a request
-        # for ever; the whole exchange gets `exchange_timeout`, enforced while the body is read.
+        # for ever; the whole exchange gets `exchange_timeout`: a watchdog while the headers arrive, then the
+        # body is read against the same deadline.
         ends = time.monotonic() + self.limits.exchange_timeout
         try:
-            response = self.session.send(prepared, stream=True, allow_redirects=False,
-                                         proxies=self._proxies_for(exchange.url),
-                                         timeout=(self.limits.connect_timeout,
-                                                  min(self.limits.read_timeout, self.limits.exchange_timeout)))
-        except requests.exceptions.ConnectionError as exc:
-            if isinstance(exc, requests.exceptions.ConnectTimeout) or _timed_out(exc):
-                raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
-                                        f"{self._timeout_text(exc)}") from None
-            raise TargetUnreachable(f"{exchange.method} {exchange.url}: cannot connect ({_reason(exc)})") from None
-        except requests.exceptions.Timeout as exc:
-            raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
-                                    f"{self._timeout_text(exc)}") from None
+            with watching(ends) as watch:
+                response = self.session.send(prepared, stream=True, allow_redirects=False,
+                                             proxies=self._proxies_for(exchange.url),
+                                             timeout=(self.limits.connect_timeout,
+                                                      min(self.limits.read_timeout, self.limits.exchange_timeout)))
+            if watch.fired:
+                response.close()
+                raise TargetUnreachable(self._headers_late(exchange))
         except requests.exceptions.RequestException as exc:
-            raise SuiteError(f"{exchange.method} {exchange.url}: {_reason(exc)}") from None
+            timed_out = isinstance(exc, requests.exceptions.Timeout) or _timed_out(exc)
+            if watch.fired and not timed_out:
+                raise TargetUnreachable(self._headers_late(exchange)) from None
+            self._unreachable(exchange, exc)
         with response:
             exchange.status = response.status_code
             exchange.response_headers = {k.lower(): v for k, v in response.headers.items()}
@@ -261,6 +264,21 @@ class HttpSession:
         for listener in self.listeners:
             listener(exchange)
         return exchange
+
+    def _headers_late(self, exchange: Exchange) -> str:
+        return (f"{exchange.method} {exchange.url}: the status line and headers did not arrive within "
+                f"{self.limits.exchange_timeout:g} s")
+
+    def _unreachable(self, exchange: Exchange, exc: requests.exceptions.RequestException) -> NoReturn:
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            if isinstance(exc, requests.exceptions.ConnectTimeout) or _timed_out(exc):
+                raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
+                                        f"{self._timeout_text(exc)}") from None
+            raise TargetUnreachable(f"{exchange.method} {exchange.url}: cannot connect ({_reason(exc)})") from None
+        if isinstance(exc, requests.exceptions.Timeout):
+            raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
+                                    f"{self._timeout_text(exc)}") from None
+        raise SuiteError(f"{exchange.method} {exchange.url}: {_reason(exc)}") from None
 
     def _timeout_text(self, exc: BaseException) -> str:
         if isinstance(exc, requests.exceptions.ConnectTimeout):

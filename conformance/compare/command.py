@@ -8,9 +8,9 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import requests
 
 from conformance import config
+from conformance.clients.deadline import why_silent
 from conformance.clients.http import Exchange, HttpSession, Limits
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.clients.rest import RestClient
@@ -102,13 +102,9 @@ class Endpoint:
 
 def preflight(role: str, url: str, timeout: float) -> None:
     """Fails fast, as one line and exit 3, when an endpoint does not answer at all."""
-    try:
-        with requests.Session() as session:
-            session.get(url, timeout=(min(timeout, 10.0), min(timeout, 10.0)), allow_redirects=False,
-                        stream=True).close()
-    except requests.exceptions.RequestException as exc:
-        reason = type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout")
-        raise TargetUnreachable(f"the {role} {url} does not answer ({reason.strip()})") from None
+    reason = why_silent(url, min(timeout, 10.0))
+    if reason is not None:
+        raise TargetUnreachable(f"the {role} {url} does not answer ({reason})")
 
 
 def run(opts: Options, plan: requests_plan.Plan, endpoints: dict[str, Endpoint]) -> Comparison:

@@ -1,0 +1,162 @@
+"""A deadline for the whole wait for an answer's status line and headers.
+
+A socket timeout bounds each read, so a server that trickles its status line and headers a byte at a time
+would hold a request for ever. While a request waits for its headers, a watchdog shuts the connection's socket
+down when the exchange's time is up; the session reads the body against the same deadline itself.
+"""
+from __future__ import annotations
+
+import itertools
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import requests.adapters
+import urllib3
+import urllib3.connection
+
+_current = threading.local()
+#: The watchdog acts this long after the deadline, so that a socket timeout ending at the same moment (a server
+#: that sends nothing at all) is reported as what it is.
+GRACE_SECONDS = 0.25
+
+
+class Watch:
+    """The deadline of one exchange, and whether the watchdog had to cut its connection."""
+
+    def __init__(self, ends: float) -> None:
+        self.ends = ends
+        self.fired = False
+
+
+@contextmanager
+def watching(ends: float) -> Iterator[Watch]:
+    """Headers of the requests this thread sends inside the block must arrive before `ends` (time.monotonic)."""
+    watch = Watch(ends)
+    _current.watch = watch
+    try:
+        yield watch
+    finally:
+        _current.watch = None
+
+
+class _Watchdog:
+    """One thread for every armed deadline; arming is cheap because the usual new deadline is the latest."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._armed: dict[int, tuple[float, Callable[[], None]]] = {}
+        self._keys = itertools.count()
+        self._wake_at = float("inf")
+        self._thread: threading.Thread | None = None
+
+    def arm(self, ends: float, action: Callable[[], None]) -> int:
+        with self._lock:
+            key = next(self._keys)
+            self._armed[key] = (ends, action)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="conformance-deadlines", daemon=True)
+                self._thread.start()
+            if ends < self._wake_at:
+                self._lock.notify()
+        return key
+
+    def disarm(self, key: int) -> None:
+        with self._lock:
+            self._armed.pop(key, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                due = [key for key, (ends, _) in self._armed.items() if ends <= now]
+                actions = [self._armed.pop(key)[1] for key in due]
+                if not actions:
+                    self._wake_at = min((ends for ends, _ in self._armed.values()), default=float("inf"))
+                    self._lock.wait(None if self._wake_at == float("inf") else self._wake_at - now)
+                    self._wake_at = float("inf")
+                    continue
+            for action in actions:
+                action()
+
+
+_WATCHDOG = _Watchdog()
+
+
+class _Watched:
+    sock: socket.socket | None
+
+    def getresponse(self) -> Any:
+        watch: Watch | None = getattr(_current, "watch", None)
+        if watch is None:
+            return super().getresponse()  # type: ignore[misc]
+        key = _WATCHDOG.arm(watch.ends + GRACE_SECONDS, lambda: self._time_up(watch))
+        try:
+            return super().getresponse()  # type: ignore[misc]
+        finally:
+            _WATCHDOG.disarm(key)
+
+    def _time_up(self, watch: Watch) -> None:
+        watch.fired = True
+        sock = self.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _HTTPConnection(_Watched, urllib3.connection.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_Watched, urllib3.connection.HTTPSConnection):
+    pass
+
+
+class _HTTPConnectionPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _HTTPConnection
+
+
+class _HTTPSConnectionPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _HTTPSConnection
+
+
+_POOLS = {"http": _HTTPConnectionPool, "https": _HTTPSConnectionPool}
+
+
+class DeadlineAdapter(requests.adapters.HTTPAdapter):
+    """requests' adapter whose connections honour the deadline of `watching`."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _POOLS
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        manager.pool_classes_by_scheme = _POOLS
+        return manager
+
+
+def why_silent(url: str, timeout: float) -> str | None:
+    """Why `url` gives no answer at all (a connection, then a status line and headers, each within `timeout`);
+    None when it answers, whatever the answer."""
+    with requests.Session() as session:
+        session.trust_env = False
+        session.proxies = requests.utils.get_environ_proxies(url)
+        for prefix in ("http://", "https://"):
+            session.mount(prefix, DeadlineAdapter())
+        watch = Watch(0.0)
+        try:
+            with watching(time.monotonic() + timeout) as watch:
+                session.get(url, timeout=(timeout, timeout), allow_redirects=False, stream=True).close()
+        except requests.exceptions.ConnectTimeout:
+            return f"no connection within {timeout:g} s"
+        except requests.exceptions.ReadTimeout:
+            return f"no answer within {timeout:g} s"
+        except requests.exceptions.RequestException as exc:
+            if not watch.fired:
+                return type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout").strip()
+        return f"no status line and headers within {timeout:g} s" if watch.fired else None
