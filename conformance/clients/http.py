@@ -152,18 +152,23 @@ class HttpSession:
 
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None, body: bytes | None = None,
-                secret: bool = False) -> Exchange:
+                secret: bool | Mapping[str, str] = False) -> Exchange:
         """Sends one request: 429, 502, 503 and 504 are waited out within the budget, same-origin redirects
-        followed a few times; what outlasts that is a suite error."""
+        followed a few times; what outlasts that is a suite error.
+
+        `secret` adds the session's secret headers, or, as a mapping, other secret headers for this request
+        alone (a key the target advertises), hidden in the same way.
+        """
         all_headers = dict(headers or {})
-        if secret:
-            all_headers.update(self.secret_values)
+        secrets = secret if isinstance(secret, Mapping) else self.secret_values if secret else {}
+        all_headers.update(secrets)
+        hidden = self.secret_names | {name.lower() for name in secrets}
         prepared = self.session.prepare_request(
             requests.Request(method, url, params=params, headers=all_headers, data=body))
         throttled = unavailable = 0
         visited = [prepared.url]
         while True:
-            exchange = self._send(prepared)
+            exchange = self._send(prepared, hidden)
             if exchange.status == 429:
                 throttled += 1
                 self._wait_out(exchange, throttled, self.limits.retries_on_429, RateLimited, backoff=1.0)
@@ -223,7 +228,7 @@ class HttpSession:
         if self.limits.deadline is not None and time.monotonic() > self.limits.deadline:
             raise BudgetExhausted("the run's maximum duration has passed")
 
-    def _send(self, prepared: requests.PreparedRequest) -> Exchange:
+    def _send(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self._check_budget()
         self.rate.wait()
         self._check_budget()
@@ -232,10 +237,10 @@ class HttpSession:
         exchange = Exchange(
             method=prepared.method or "GET", url=prepared.url or "",
             # The secret's value never enters an exchange: reproducers and reports show a placeholder.
-            request_headers={k: (SECRET_PLACEHOLDER if k.lower() in self.secret_names else v)
+            request_headers={k: (SECRET_PLACEHOLDER if k.lower() in hidden else v)
                              for k, v in prepared.headers.items()
                              if k.lower() not in ("user-agent", "accept-encoding", "connection", "content-length")},
-            request_body=body, secret_headers=self.secret_names)
+            request_body=body, secret_headers=hidden)
         started = time.perf_counter()
         # requests' read timeout bounds each socket read, so a server that trickles bytes could hold a request
         # for ever; the whole exchange gets `exchange_timeout`: a watchdog while the headers arrive, then the

@@ -10,7 +10,7 @@ from conformance.clients.http import Exchange, HttpSession
 class RestClient:
     """Sends requests to one REST API; the API key header goes only where the API documents one."""
 
-    def __init__(self, http: HttpSession, base_url: str, *, send_key: bool = False) -> None:
+    def __init__(self, http: HttpSession, base_url: str, *, send_key: bool | Mapping[str, str] = False) -> None:
         self.http = http
         self.base_url = base_url.rstrip("/")
         self.send_key = send_key

@@ -6,7 +6,6 @@ from typing import Any, Callable
 import pytest
 
 from conformance.checks import data as checks
-from conformance.clients.http import HttpSession, Limits
 from conformance.clients.rest import RestClient
 from conformance.config import Target
 from conformance.suite.data.conftest import DataApi
@@ -18,10 +17,8 @@ def test_request_with_the_key_is_served(data: DataApi, target: Target) -> None:
     if target.api_key:
         client = data.rest
     else:  # no key configured: use one the target advertises, kept secret like a configured one
-        key = data.need("api_key")
-        client = RestClient(HttpSession(Limits(read_timeout=target.timeout),
-                                        secret_headers={target.api_key_header: key}), data.rest.base_url,
-                            send_key=True)
+        client = RestClient(data.rest.http, data.rest.base_url,
+                            send_key={target.api_key_header: data.need("api_key")})
     exchange = client.get(data.path("listBlockchains"), {"pageSize": 1})
     assert target.api_key_header.lower() in {k.lower() for k in exchange.request_headers}
     checks.served(exchange, "DATA-AUTH-001", f"a request with the key in {target.api_key_header}")
