@@ -57,6 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="lowest rule level whose failures fail the run: must, or standard (must and standard; default)")
     add("--conformance-progress", action="store_true", default=False,
         help="one progress line instead of pytest's per-test letters")
+    add("--suite-tracebacks", action="store_true", default=False,
+        help="show the traceback of a defect of the suite itself (by default one line says what and where)")
     add("--reference-target", action="store_true", default=False, help=argparse_suppress())
 
 
@@ -240,8 +242,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     error = _first(call.excinfo.value, SuiteError)
     if error is not None:
         report.longrepr = f"{type(error).__name__}: {error}"
+    elif not item.config.getoption("suite_tracebacks", False):
+        report.longrepr = _defect_line(call.excinfo)
     # Anything else is a defect of the suite, not a deviation of the target: never counted against it.
     report.user_properties.append((OUTCOME_KEY, "suite-error"))
+
+
+def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """One line for an unexpected exception: what it was and the innermost place in the suite it came from.
+
+    A target can make the suite meet what nobody foresaw; the run reports that as an error of the suite in a
+    line, not as a page of traceback (--suite-tracebacks shows it).
+    """
+    package = Path(__file__).resolve().parent
+    entries = list(excinfo.traceback)
+    ours = [entry for entry in entries if package in Path(str(entry.path)).resolve().parents]
+    where = (ours or entries)[-1] if entries else None
+    text = str(excinfo.value).splitlines()[0][:300] if str(excinfo.value) else ""
+    place = ""
+    if where is not None:
+        path = Path(str(where.path)).resolve()
+        shown = path.relative_to(package.parent) if package.parent in path.parents else path
+        place = f" at {shown}:{where.lineno + 1} in {where.name}"
+    return (f"{excinfo.typename}: {text} (an error of the suite{place}; --suite-tracebacks shows the traceback)")
 
 
 def _first(exc: BaseException, kind: type[BaseException]) -> Any:

@@ -88,6 +88,9 @@ def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, 
             raise TargetUnreachable(f"{url} does not answer ({reason})")
 
 
+SUITE_DIR = Path(__file__).resolve().parent / "suite"
+
+
 def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints,
                  report_dir: Path) -> list[str]:
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
@@ -97,9 +100,12 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
            # that goes down mid-run would otherwise cost minutes of formatting for reports that replace it anyway.
            "--tb=native",
            "--api", ",".join(target.apis), "--conformance-profile", target.profile,
-           "--report-dir", str(report_dir), "--gate", args.gate, "-o", "console_output_style=classic"]
+           # pytest takes the common folder of every argument that names a path as its root; a report
+           # directory elsewhere would move it (and the test IDs printed). The suite's own folder is the root.
+           f"--rootdir={SUITE_DIR}", f"--report-dir={report_dir}", "--gate", args.gate,
+           "-o", "console_output_style=classic"]
     if args.expectations:
-        out += ["--expectations", args.expectations]
+        out.append(f"--expectations={args.expectations}")
     if target.reference:
         out.append("--reference-target")
     out.append("--conformance-progress")

@@ -17,7 +17,7 @@ from werkzeug.test import Client
 from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 
-BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "huge", "huge-length", "429",
+BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json", "huge", "huge-length", "429",
               "429-always", "503-bursts", "503-always", "redirect-loop")
 HUGE_BYTES = 50 * 1024 * 1024
 _BLOCK = b" " * (1024 * 1024)
@@ -96,7 +96,7 @@ class HostileServer:
                 answer = "503-always" if (number - 1) % self.burst[1] < self.burst[0] else "normal"
             else:
                 answer = self.behaviour
-            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200, "html": 200, "bad-utf8": 200,
+            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200, "html": 200, "bad-utf8": 200, "deep-json": 200,
                       "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
                       "redirect-loop": 302}[answer]
             self.hits.append(Hit(time.monotonic(), method, path, status))
@@ -172,6 +172,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _html(self, body: bytes) -> None:
         self._send(200, HTML, "text/html; charset=utf-8")
+
+    def _deep_json(self, body: bytes) -> None:
+        """Valid JSON nested far deeper than any answer: a parser that recurses must not crash the run."""
+        self._send(200, b"[" * 100_000 + b"]" * 100_000, "application/json")
 
     def _bad_utf8(self, body: bytes) -> None:
         self._send(200, b'{"jsonrpc":"2.0","id":1,"result":"\xff\xfe\xc3(","nextPageToken":"\xed\xa0\x80"}',

@@ -11,7 +11,7 @@ import pytest
 from conformance.plugin import OUTCOME_KEY, rule_ids
 from conformance.reference import ReferenceServer
 
-BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header",
+BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header", "--suite-tracebacks",
              "--conformance-profile", "quick", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
 
 

@@ -87,6 +87,7 @@ def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float
     ("cut", INDEX, "cut short (10 of 1000 bytes)"),
     ("html", DATA, "NotJson"),
     ("bad-utf8", DATA, "NotJson"),
+    ("deep-json", DATA, "nested too deeply to read"),
     ("503-always", INDEX, "answered 503 3 times"),
     ("redirect-loop", INDEX, "a redirect loop"),
 ]])

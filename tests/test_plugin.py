@@ -43,6 +43,28 @@ def test_a_suite_error_alone_is_exit_code_3(tmp_path: Path) -> None:
     assert result.returncode == 3, result.stdout
 
 
+DEFECT = '''
+import pytest
+
+def _parse(depth):
+    return _parse(depth + 1)
+
+@pytest.mark.rule("RPC-ENV-001")
+def test_meets_the_unforeseen():
+    _parse(0)
+'''
+
+
+def test_a_defect_of_the_suite_is_one_line_unless_tracebacks_are_asked_for(tmp_path: Path) -> None:
+    result = _pytest(tmp_path, DEFECT)
+    assert result.returncode == 3, result.stdout
+    assert "RecursionError: maximum recursion depth exceeded (an error of the suite at " in result.stdout
+    assert "in _parse; --suite-tracebacks shows the traceback)" in result.stdout
+    assert "Traceback" not in result.stdout and "return _parse(depth + 1)" not in result.stdout
+    shown = _pytest(tmp_path, DEFECT, "--suite-tracebacks")
+    assert shown.returncode == 3 and "return _parse(depth + 1)" in shown.stdout
+
+
 def test_rule_ids_select_tests_with_rule_and_k(tmp_path: Path) -> None:
     assert _pytest(tmp_path, SUITE, "--rule", "RPC-IDX").returncode == 0
     assert _pytest(tmp_path, SUITE, "-k", "RPC-IDX-004").returncode == 0

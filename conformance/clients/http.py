@@ -57,6 +57,9 @@ class Exchange:
             except (ValueError, UnicodeDecodeError) as exc:
                 raise NotJson(f"{self.method} {self.url} answered {self.status} with a body that is not JSON: "
                               f"{self.body[:200]!r}") from exc
+            except RecursionError:
+                raise NotJson(f"{self.method} {self.url} answered {self.status} with JSON nested too deeply to "
+                              f"read: {self.body[:60]!r}") from None
         return self._json
 
     def is_json(self) -> bool:

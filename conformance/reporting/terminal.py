@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from conformance.reporting.build import STATUSES
+from conformance.reporting.outcomes import OUTCOME_KEY
 
 
 class ProgressLine:
@@ -51,7 +52,9 @@ class ProgressLine:
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.done += 1
             if report.failed:
-                if report.when == "call":
+                # a failed call is a violation only when the plugin says so; anything else is a suite error
+                violation = (OUTCOME_KEY, "violation") in report.user_properties
+                if report.when == "call" and violation:
                     self.failed += 1
                 else:
                     self.errors += 1
