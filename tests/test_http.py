@@ -66,6 +66,8 @@ class _Script(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(0.2)
             self.close_connection = True
+        elif kind == "bad-gzip":
+            self._send(200, b"not gzip at all", {"Content-Encoding": "gzip"})
         elif kind == "stall":
             time.sleep(3)
         elif kind == "cut":
@@ -208,6 +210,11 @@ def test_a_stalled_answer_ends_at_the_read_timeout(server: str) -> None:
     with pytest.raises(TargetUnreachable, match="no answer within 0.5 s"):
         http.request("GET", server + "/stall")
     assert time.monotonic() - started < 1.5
+
+
+def test_a_body_that_does_not_decode_is_a_suite_error(server: str) -> None:
+    with pytest.raises(SuiteError, match="does not decode as its Content-Encoding 'gzip' says"):
+        HttpSession().request("GET", server + "/bad-gzip")
 
 
 def test_a_body_cut_short_is_a_suite_error(server: str) -> None:

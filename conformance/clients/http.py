@@ -330,6 +330,9 @@ class HttpSession:
                                         f"{self.limits.exchange_timeout:g} s ({size} bytes of the body read)") from None
             raise TargetUnreachable(f"{what}: the body stopped arriving ({size} bytes read, then nothing for "
                                     f"{self.limits.read_timeout:g} s)") from None
+        except urllib3.exceptions.DecodeError:
+            encoding = response.headers.get("content-encoding", "")
+            raise SuiteError(f"{what}: the body does not decode as its Content-Encoding {encoding!r} says") from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise SuiteError(f"{what}: the body was cut short ({_short_read(exc) or _reason(exc)})") from None
 
