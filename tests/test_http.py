@@ -12,9 +12,10 @@ from typing import Iterator
 import pytest
 
 from conformance.clients.deadline import why_silent
-from conformance.clients.http import SECRET_PLACEHOLDER, HttpSession, Limits, NotJson, _retry_after
+from conformance.clients.http import SECRET_PLACEHOLDER, Exchange, HttpSession, Limits, NotJson, _retry_after
 from conformance.clients.rest import RestClient
 from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
+from conformance.reporting.write import json_text
 
 _OTHER_ORIGIN: dict[str, str] = {}
 
@@ -220,6 +221,16 @@ def test_a_body_that_does_not_decode_is_a_suite_error(server: str) -> None:
 def test_a_body_cut_short_is_a_suite_error(server: str) -> None:
     with pytest.raises(SuiteError, match=r"cut short \(10 of 1000 bytes\)"):
         HttpSession(Limits(read_timeout=2)).request("GET", server + "/cut")
+
+
+@pytest.mark.parametrize("body", [b'{"result": NaN}', b'[Infinity]', b'-Infinity'])
+def test_javascript_constants_are_not_json(body: bytes) -> None:
+    assert not Exchange("GET", "http://target/", {}, None, status=200, body=body).is_json()
+
+
+def test_a_number_beyond_a_float_is_json_and_reports_stay_strict_json() -> None:
+    value = Exchange("GET", "http://target/", {}, None, status=200, body=b'{"gas": 1e400}').json()
+    assert json.loads(json_text(value)) == {"gas": "inf"}
 
 
 def test_json_with_an_encoded_surrogate_is_not_json(server: str) -> None:

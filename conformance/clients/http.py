@@ -53,7 +53,7 @@ class Exchange:
             try:
                 # Strict UTF-8 (RFC 8259 §8.1): json.loads on bytes would let encoded surrogates through, and a
                 # lone surrogate breaks every later encode of the value (reports, terminal).
-                self._json = json.loads(self.body.decode("utf-8-sig"))
+                self._json = json.loads(self.body.decode("utf-8-sig"), parse_constant=_not_json_constant)
             except (ValueError, UnicodeDecodeError) as exc:
                 raise NotJson(f"{self.method} {self.url} answered {self.status} with a body that is not JSON: "
                               f"{self.body[:200]!r}") from exc
@@ -338,6 +338,11 @@ class HttpSession:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _not_json_constant(name: str) -> Any:
+    """NaN and Infinity are JavaScript, not JSON (RFC 8259 §6): Python's parser would accept them."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _bound_next_read(raw: Any, seconds: float) -> None:

@@ -1,7 +1,6 @@
 """The outcome of a comparison: per API what was sent and what differed, as text for people and as compare.json."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 from conformance.compare.differ import Difference
 from conformance.compare.normalize import Outcome
 from conformance.compare.requests_plan import Request
+from conformance.reporting.write import json_text
 from conformance.specs import ALL_APIS
 
 #: Differences printed per request; compare.json carries them all (up to MAX_KEPT).
@@ -111,5 +111,5 @@ def _render_result(result: Compared) -> list[str]:
 
 def write_json(comparison: Comparison, report_dir: Path) -> Path:
     path = report_dir / "compare.json"
-    path.write_text(json.dumps(comparison.as_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+    path.write_text(json_text(comparison.as_dict()), encoding="utf-8")
     return path

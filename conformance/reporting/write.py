@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,26 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
+def json_text(value: Any) -> str:
+    """Strict JSON (RFC 8259): a number a target sent beyond a float's range is written as a string, never as
+    the `Infinity` other readers refuse."""
+    return json.dumps(_finite(value), indent=1, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
 def write_reports(report: dict[str, Any], report_dir: Path) -> list[Path]:
     from conformance.reporting import html
 
     report_dir.mkdir(parents=True, exist_ok=True)
-    return [_write(report_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n"),
+    return [_write(report_dir / "report.json", json_text(report)),
             _write(report_dir / "summary.md", markdown.render(report)),
             _write(report_dir / "report.html", html.render(report))]
