@@ -14,7 +14,7 @@ SUITE = ["--pyargs", "conformance.suite"]
 
 @pytest.mark.parametrize(("seed", "live"), [(0, False), (3, False), (7, True)], ids=["seed0", "seed3", "seed7-live"])
 def test_the_clean_reference_passes_every_test(seed: int, live: bool) -> None:
-    with ReferenceServer(seed=seed, advance_every=0.05 if live else None) as server:
+    with ReferenceServer(seed=seed, advance_every=0.01 if live else None) as server:
         run = run_suite(server, SUITE, "--conformance-seed", str(seed))
     assert run.failures() == [], "\n\n".join(f"{o.nodeid}\n{o.message}" for o in run.failures())
     assert run.exit_code == 0, run.output[-3000:]
