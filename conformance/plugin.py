@@ -198,6 +198,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not any(rule_ids(item) for item in items):
         return
     config.stash[_STATE].active = True
+    if config.option.tbstyle == "auto" and all(rule_ids(item) for item in items):
+        # A failure reads as its bug report; pytest's default style would first re-parse every module of its
+        # traceback (about 0.1 s a failure), minutes against a target that fails everything.
+        config.option.tbstyle = "native"
     catalogue = load_catalogue()
     config.stash[_STATE].expectation_entries(catalogue)  # a malformed file stops the run before any request
     target = resolved_target(config)
