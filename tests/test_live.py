@@ -1,7 +1,7 @@
 """Comparing answers of a target that moves while it is read: lenient on growth, exact on a target at rest."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -35,24 +35,27 @@ def test_without_a_timeline_only_equal_answers_are_held() -> None:
     assert held_between("1", "2", "2") and not held_between("1", "2", "3")
 
 
-def reads(*values: Any) -> Iterator[tuple[None, Any]]:
-    return iter([(None, value) for value in values])
+def sends(*answers: Any) -> Any:
+    """Stands in for a request: each call returns the next answer (compared as it is)."""
+    return iter(answers).__next__
+
+
+def same(answer: Any) -> Any:
+    return answer
 
 
 def test_agreement_reads_the_second_between_two_reads_of_the_first() -> None:
-    first, second = reads(window(4), window(0)), reads(window(2))
-    outcome = agree_while_live(lambda: next(first), lambda: next(second), timeline=True)
+    outcome = agree_while_live(sends(window(4), window(0)), sends(window(2)), same, timeline=True)
     assert outcome.agreed and outcome.second == window(2)
 
 
 def test_agreement_fails_on_a_difference_that_stays() -> None:
-    first, second = reads(*[window(4)] * 4), reads(*[window(5)] * 3)
-    outcome = agree_while_live(lambda: next(first), lambda: next(second), timeline=True)
+    outcome = agree_while_live(sends(*[window(4)] * 4), sends(*[window(5)] * 3), same, timeline=True)
     assert not outcome.agreed and (outcome.first, outcome.second) == (window(4), window(5))
 
 
 def test_earlier_equal_reads_send_nothing() -> None:
     def never() -> Any:
         raise AssertionError("no request expected")
-    outcome = agree_while_live(never, never, earlier=((None, "a"), (None, "a")))  # type: ignore[arg-type]
+    outcome = agree_while_live(never, never, same, earlier=("a", "a"))  # type: ignore[arg-type]
     assert outcome.agreed

@@ -13,10 +13,6 @@ from typing import Any, Callable, Sequence
 
 from conformance.clients.http import Exchange
 
-#: One read: the exchange (for the reproducer) and the part of its answer that is compared.
-Read = tuple[Exchange, Any]
-
-
 def held_between(before: Any, middle: Any, after: Any, *, timeline: bool = False) -> bool:
     """Whether `middle` is what an answer held at some moment between its reads `before` and `after`.
 
@@ -45,24 +41,27 @@ class Agreement:
     exchange: Exchange | None
 
 
-def agree_while_live(read_first: Callable[[], Read], read_second: Callable[[], Read], *,
-                     earlier: tuple[Read | None, Read | None] = (None, None), timeline: bool = False,
+def agree_while_live(send_first: Callable[[], Exchange], send_second: Callable[[], Exchange],
+                     value: Callable[[Exchange], Any], *,
+                     earlier: tuple[Exchange | None, Exchange | None] = (None, None), timeline: bool = False,
                      rounds: int = 3) -> Agreement:
-    """Reads the second request between two reads of the first, until the second answer is held between them.
+    """Sends the second request between two sends of the first, until the `value` of the second answer is held
+    between the values of the first's two answers.
 
-    `earlier` are reads of the first and the second request made before (shared with other tests): when both
-    are given and equal nothing is sent; an earlier read of the first request serves as its first read.
+    `earlier` are answers to the first and the second request received before (shared with other tests): when
+    their values are equal nothing is sent; an earlier answer to the first request serves as its first read.
     """
     earlier_first, earlier_second = earlier
-    if earlier_first is not None and earlier_second is not None and earlier_first[1] == earlier_second[1]:
-        return Agreement(True, earlier_first[1], earlier_second[1], earlier_second[0])
-    _, first = earlier_first if earlier_first is not None else read_first()
+    first = value(earlier_first if earlier_first is not None else send_first())
+    if earlier_second is not None and value(earlier_second) == first:
+        return Agreement(True, first, first, earlier_second)
     exchange, second = None, None
     for _ in range(rounds):
-        exchange, second = read_second()
+        exchange = send_second()
+        second = value(exchange)
         if second == first:
             return Agreement(True, first, second, exchange)
-        _, again = read_first()
+        again = value(send_first())
         if held_between(first, second, again, timeline=timeline):
             return Agreement(True, again, second, exchange)
         first = again

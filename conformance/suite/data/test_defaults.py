@@ -6,6 +6,7 @@ from typing import Any, Callable
 import pytest
 
 from conformance.checks import check, data as checks, live
+from conformance.clients.http import Exchange
 from conformance.suite.data.conftest import DataApi
 
 DEFAULT_PAGE_RULES = {
@@ -102,14 +103,13 @@ def test_omitted_parameter_is_the_default(data: DataApi, rule: str, operation_id
         checks.operation(operation_id).parameters else {}
     explicit_params = {**page, parameter: default}
 
-    def answer(params: dict[str, Any], exchange: Any = None) -> live.Read:
-        exchange = exchange if exchange is not None else data.call(operation_id, params)
-        return exchange, comparable(operation_id, checks.served(exchange, rule, operation_id), what)
+    def value(exchange: Exchange) -> Any:
+        return comparable(operation_id, checks.served(exchange, rule, operation_id), what)
 
     # the omitted request is shared with other tests; a live target may move between it and the explicit one
-    explicit = answer(explicit_params)
-    outcome = live.agree_while_live(lambda: answer(explicit_params), lambda: answer(page), timeline=what == "items",
-                                    earlier=(explicit, answer(page, data.once(operation_id, page))))
+    outcome = live.agree_while_live(lambda: data.call(operation_id, explicit_params),
+                                    lambda: data.call(operation_id, page), value, timeline=what == "items",
+                                    earlier=(data.call(operation_id, explicit_params), data.once(operation_id, page)))
     check(outcome.agreed, rule, f"{operation_id} without {parameter} differs from {parameter}={default}",
           expected=f"the answer to {parameter}={default}: {str(outcome.first)[:300]}",
           received=str(outcome.second)[:300], exchange=outcome.exchange)
@@ -180,18 +180,20 @@ def test_default_include_spent_is_recorded(data: DataApi, observe: Callable[[str
     pytest.param("DATA-DEF-020", "getNativeBalance", marks=pytest.mark.rule("DATA-DEF-020"), id="getNativeBalance")])
 def test_omitted_block_number_is_the_latest_block(data: DataApi, rule: str, operation_id: str) -> None:
     """Without blockNumber the route answers as with blockNumber=latest, its documented default."""
-    def balances(params: dict[str, Any], exchange: Any = None) -> live.Read:
-        exchange = exchange if exchange is not None else data.call(operation_id, params)
+    def latest() -> Exchange:
+        exchange = data.call(operation_id, {"blockNumber": "latest"})
         checks.unavailable(exchange)
-        if "blockNumber" in params and 400 <= (exchange.status or 0) < 500:
+        if 400 <= (exchange.status or 0) < 500:
             pytest.skip(f"the target refuses blockNumber=latest (status {exchange.status}); the default cannot be "
                         "compared with it")
-        return exchange, comparable(operation_id, checks.served(exchange, rule, f"{operation_id} with {exchange.url}"),
-                                    "balances")
-    latest = {"blockNumber": "latest"}
+        return exchange
+
+    def balances(exchange: Exchange) -> Any:
+        return comparable(operation_id, checks.served(exchange, rule, f"{operation_id} with {exchange.url}"),
+                          "balances")
     # the omitted request is the route's default request, shared with the shape tests
-    outcome = live.agree_while_live(lambda: balances(latest), lambda: balances({}),
-                                    earlier=(balances(latest), balances({}, data.first(operation_id))))
+    outcome = live.agree_while_live(latest, lambda: data.call(operation_id), balances,
+                                    earlier=(latest(), data.first(operation_id)))
     check(outcome.agreed, rule, f"{operation_id} without blockNumber does not answer at the latest block",
           expected=f"the balances of blockNumber=latest: {str(outcome.first)[:300]}",
           received=str(outcome.second)[:300], exchange=outcome.exchange)

@@ -6,6 +6,7 @@ from typing import Any, Callable
 import pytest
 
 from conformance.checks import check, data as checks, live
+from conformance.clients.http import Exchange
 from conformance.suite.data.conftest import (ALIASES, CURRENCY_ROUTES, QUICK_CURRENCIES, ROUTE_CHAIN, DataApi,
                                               currency_route, variant)
 
@@ -32,13 +33,13 @@ def digest(operation_id: str, body: Any) -> Any:
 def same_answer(data: DataApi, rule: str, operation_id: str, first: dict[str, str], second: dict[str, str],
                 params: dict[str, Any] | None = None) -> None:
     """Both requests are served with the same data, allowing for a live target that moves between reads."""
-    def read(path: dict[str, str], sent: Any = None) -> live.Read:
-        sent = sent if sent is not None else data.call(operation_id, params, **path)
-        return sent, digest(operation_id, checks.served(sent, rule, f"{operation_id} with {path}"))
+    def value(exchange: Exchange) -> Any:
+        return digest(operation_id, checks.served(exchange, rule, f"{operation_id} at {exchange.url}"))
     # the first reads are shared with other tests; fresh ones follow only on a difference
-    earlier = (read(first, data.once(operation_id, params, **first)), read(second, data.once(operation_id, params,
-                                                                                           **second)))
-    outcome = live.agree_while_live(lambda: read(first), lambda: read(second), earlier=earlier,
+    outcome = live.agree_while_live(lambda: data.call(operation_id, params, **first),
+                                    lambda: data.call(operation_id, params, **second), value,
+                                    earlier=(data.once(operation_id, params, **first),
+                                             data.once(operation_id, params, **second)),
                                     timeline=checks.operation(operation_id).list_member is not None)
     check(outcome.agreed, rule, f"{operation_id} answers {first} and {second} differently",
           expected=f"the same data for {first} and {second}",
@@ -128,12 +129,12 @@ def test_chain_letter_prefix_is_optional(data: DataApi) -> None:
     """listTransactions returns the same transactions for an address with and without its chain letter prefix."""
     address = _bare(data.need("p_chain_address"))
 
-    def read(addresses: str, sent: Any = None) -> live.Read:
-        sent = sent if sent is not None else data.call("listTransactions", {"addresses": addresses})
-        return sent, digest("listTransactions", checks.served(sent, "DATA-SEM-008", f"listTransactions for {addresses}"))
+    def value(exchange: Exchange) -> Any:
+        return digest("listTransactions", checks.served(exchange, "DATA-SEM-008", f"listTransactions at {exchange.url}"))
     without = data.once("listTransactions", {"addresses": address})   # also the time filter tests' listing
-    outcome = live.agree_while_live(lambda: read(address), lambda: read(f"P-{address}"),
-                                    earlier=(read(address, without), None), timeline=True)
+    outcome = live.agree_while_live(lambda: data.call("listTransactions", {"addresses": address}),
+                                    lambda: data.call("listTransactions", {"addresses": f"P-{address}"}), value,
+                                    earlier=(without, None), timeline=True)
     check(outcome.agreed, "DATA-SEM-008", "the chain letter prefix changes the transactions returned",
           expected="the same transactions", received=f"{outcome.second[:3]} vs {outcome.first[:3]}",
           exchange=outcome.exchange)
