@@ -140,14 +140,21 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
         return manager
 
 
+def deadline_session() -> requests.Session:
+    """A requests session whose connections honour `watching`. It reads no proxy settings from the environment
+    on its own: the caller passes the proxies for a URL (reading them on every request is slow)."""
+    session = requests.Session()
+    session.trust_env = False
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, DeadlineAdapter())
+    return session
+
+
 def why_silent(url: str, timeout: float) -> str | None:
     """Why `url` gives no answer at all (a connection, then a status line and headers, each within `timeout`);
     None when it answers, whatever the answer."""
-    with requests.Session() as session:
-        session.trust_env = False
+    with deadline_session() as session:
         session.proxies = requests.utils.get_environ_proxies(url)
-        for prefix in ("http://", "https://"):
-            session.mount(prefix, DeadlineAdapter())
         watch = Watch(0.0)
         try:
             with watching(time.monotonic() + timeout) as watch:

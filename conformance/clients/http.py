@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 
-from conformance.clients.deadline import DeadlineAdapter, watching
+from conformance.clients.deadline import deadline_session, watching
 from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
 
 #: Stands in for a secret header's value in every reproducer and report.
@@ -138,12 +138,9 @@ class HttpSession:
     def __init__(self, limits: Limits | None = None, *, secret_headers: Mapping[str, str] | None = None,
                  user_agent: str = "conformance-suite") -> None:
         self.limits = limits or Limits()
-        self.session = requests.Session()
-        for prefix in ("http://", "https://"):
-            self.session.mount(prefix, DeadlineAdapter())
         # Proxy settings from the environment are read once per host, not on every request (which costs
         # requests about a third of its time against a fast local server).
-        self.session.trust_env = False
+        self.session = deadline_session()
         self._proxies: dict[str, dict[str, str]] = {}
         self.session.headers["User-Agent"] = user_agent
         self.secret_values = dict(secret_headers or {})
