@@ -44,10 +44,19 @@ def block_number(svc: DataService, call: RestCall, chain: str) -> int:
     return int(raw)
 
 
-def _walk_block(svc: DataService, call: RestCall, chain: str, scope: dict[str, Any]) -> int:
-    """The block a balance page reads: the one its walk's first page read, else the blockNumber parameter."""
+def _asked_block(call: RestCall) -> str:
+    """The blockNumber parameter as a balance walk's scope holds it: the block asked for, or "latest"."""
+    return call.first("blockNumber") or "latest"
+
+
+def _walk_block(svc: DataService, call: RestCall, chain: str, scope: dict[str, Any], *,
+                by_parameter: bool = True) -> int:
+    """The block a balance page reads: the one its walk's first page read, else the blockNumber parameter (or
+    the latest block, for a route without one)."""
     pinned = svc.pager.pinned(call, scope)
-    return block_number(svc, call, chain) if pinned is None else pinned
+    if pinned is not None:
+        return pinned
+    return block_number(svc, call, chain) if by_parameter else svc.world.data.head(chain)
 
 
 # Shapes -----------------------------------------------------------------------------------------------------
@@ -230,7 +239,7 @@ def list_erc20_balances(svc: DataService, call: RestCall) -> dict[str, Any]:
     spam_filter = query_bool(call, "filterSpamTokens", default=True)
     contracts = sorted({c.lower() for c in params.comma_list(call.first("contractAddresses"))})
     data = svc.world.data
-    scope = {"chain": chain, "address": address, "block": call.first("blockNumber") or "latest", "spam": spam_filter,
+    scope = {"chain": chain, "address": address, "block": _asked_block(call), "spam": spam_filter,
              "contracts": contracts, "code": code}
     with svc.world.lock:
         block = _walk_block(svc, call, chain, scope)
@@ -261,10 +270,9 @@ def _nft_balances(svc: DataService, call: RestCall, kind: str, list_name: str) -
     contract = (call.first("contractAddress") or "").lower() or None
     data = svc.world.data
     scope = {"kind": kind, "chain": chain, "address": address, "contract": contract,
-             "block": (call.first("blockNumber") or "latest") if kind == "erc1155" else "latest"}
+             "block": _asked_block(call) if kind == "erc1155" else "latest"}
     with svc.world.lock:
-        block = _walk_block(svc, call, chain, scope) if kind == "erc1155" else svc.pager.pinned(call, scope)
-        block = data.head(chain) if block is None else block
+        block = _walk_block(svc, call, chain, scope, by_parameter=kind == "erc1155")
         native = native_balance(svc, chain, address, block, "usd")
     contracts = 4 if kind == "erc721" else 3
     held = [(j % contracts, 100 + j) for j in range(NFT_BALANCES)] if address == data.wallet(chain) else []
