@@ -117,26 +117,29 @@ def _values(node: Any, names: tuple[str, ...] | re.Pattern[str], found: dict[str
             _values(value, names, found)
 
 
+def _values_seen(data: DataApi, operation_ids: tuple[str, ...],
+                 names: tuple[str, ...] | re.Pattern[str]) -> dict[str, set[str]]:
+    """The values of the named members in the routes' default answers (those served as JSON)."""
+    found: dict[str, set[str]] = {}
+    for operation_id in operation_ids:
+        exchange = data.first(operation_id)
+        if exchange.status == 200 and exchange.is_json():
+            _values(exchange.json(), names, found)
+    return found
+
+
 @pytest.mark.rule("DATA-SHP-024")
 def test_enum_like_values_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
     """The values seen for members whose allowed values are not shown are recorded."""
-    found: dict[str, set[str]] = {}
-    for operation_id in ("listUtxos", "listTransactions", "getDeployment", "listErc20Balances",
-                         "listErc721Balances", "listBlocksByNode"):
-        exchange = data.first(operation_id)
-        if exchange.status == 200 and exchange.is_json():
-            _values(exchange.json(), ENUM_LIKE, found)
+    found = _values_seen(data, ("listUtxos", "listTransactions", "getDeployment", "listErc20Balances",
+                                "listErc721Balances", "listBlocksByNode"), ENUM_LIKE)
     observe("DATA-SHP-024", {name: sorted(values)[:20] for name, values in found.items()})
 
 
 @pytest.mark.rule("DATA-SHP-025")
 def test_hex_prefixes_are_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
     """Whether hashes and addresses carry a 0x prefix is recorded."""
-    found: dict[str, set[str]] = {}
-    for operation_id in ("listTransactions", "listBlockchains", "getDeployment", "listErc721Transactions",
-                         "listErc1155Transactions", "listTokenTransfers"):
-        exchange = data.first(operation_id)
-        if exchange.status == 200 and exchange.is_json():
-            _values(exchange.json(), HEX_LIKE, found)
+    found = _values_seen(data, ("listTransactions", "listBlockchains", "getDeployment", "listErc721Transactions",
+                                "listErc1155Transactions", "listTokenTransfers"), HEX_LIKE)
     observe("DATA-SHP-025", {name: {"0x": sum(v.startswith("0x") for v in values), "other": sum(
         not v.startswith("0x") for v in values)} for name, values in found.items()})
