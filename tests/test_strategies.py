@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conformance import specs
-from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
+from conformance.strategies import boundary_values, container_ranges, invalid_params, invalid_values, valid_params
 
+LETTERS = list("abcdefghijklmnopqrstuvwxyz")  # so that drawing "X" for "x" is likely
 METHODS = [(api, method["name"]) for api in specs.RPC_APIS for method in specs.openrpc(api)["methods"]]
 
 
@@ -53,6 +54,20 @@ def test_documented_refusals_carry_their_rule() -> None:
     assert ("numToFetch", "above", "RPC-IDX-004") in seen
     assert ("encoding", "enum", "RPC-IDX-015") in seen
     assert all(rule is None for param, kind, rule in seen if kind in ("type", "missing", "below"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(pair=invalid_values({"type": "string", "enum": LETTERS + ["hex"]}, api="index"))
+def test_other_enum_values_are_not_another_spelling_of_one(pair: tuple[object, str]) -> None:
+    value, kind = pair
+    assert kind != "enum" or str(value).casefold() not in LETTERS + ["hex"], value
+
+
+@pytest.mark.parametrize("method", ["index.getIndex", "index.isAccepted"])
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
+def test_an_encoding_nothing_reads_is_not_a_documented_refusal(method: str) -> None:
+    cases = [invalid_params(method, api="index").example() for _ in range(100)]
+    assert {case.rule for case in cases if case.param == "encoding"} == {None}
 
 
 def test_boundaries_are_present() -> None:

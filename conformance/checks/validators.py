@@ -18,8 +18,12 @@ METHOD = "validators.getCurrentValidators"
 
 def current_validators(client: JsonRpcClient, params: Any, rule_id: str) -> tuple[list[Any], Exchange]:
     """The validators array of validators.getCurrentValidators with `params`; fails `rule_id` without one."""
-    exchange = client.call(METHOD, params)
-    result = result_of(exchange, rule_id, f"{METHOD} {params}")
+    return validators_in(client.call(METHOD, params), rule_id, f"{METHOD} {params}")
+
+
+def validators_in(exchange: Exchange, rule_id: str, what: str) -> tuple[list[Any], Exchange]:
+    """The validators array of a validators.getCurrentValidators answer; fails `rule_id` on an error answer."""
+    result = result_of(exchange, rule_id, what)
     check(isinstance(result, dict) and isinstance(result.get("validators"), list), "RPC-VAL-002",
           f"{METHOD} does not return validators as an array", expected="{validators: array}", received=result,
           exchange=exchange)

@@ -112,7 +112,10 @@ def invalid_values(schema: dict[str, Any], *, api: str) -> st.SearchStrategy[tup
             options.append(st.integers(max_value=schema["minimum"] - 1, min_value=schema["minimum"] - 2**70)
                            .map(lambda v: (v, "below")))
     if kind == "string" and "enum" in schema:
-        options.append(_TEXT.filter(lambda s: s not in schema["enum"]).map(lambda v: (v, "enum")))
+        # Another spelling of a documented value ("HEX" for "hex") is not another value: nodes read some enums
+        # without regard to case, and the documents do not say they must not.
+        spellings = {str(value).casefold() for value in schema["enum"]}
+        options.append(_TEXT.filter(lambda s: s.casefold() not in spellings).map(lambda v: (v, "enum")))
     if kind == "string" and "maxLength" in schema:
         options.append(st.integers(schema["maxLength"] + 1, schema["maxLength"] + 64)
                        .map(lambda n: ("a" * n, "length")))

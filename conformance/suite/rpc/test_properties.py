@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from conformance.checks import check
+from conformance.checks.evm_extras import check_active_rules
 from conformance.checks.envelope import check_envelope, expect_refusal, is_error, record_error, result_of
 from conformance.checks.index import IndexAt, check_consecutive, check_container, max_fetch, param_schema, range_items
-from conformance.checks.shapes import assert_shape, component
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
 from conformance.suite.rpc.conftest import Known
@@ -62,8 +62,7 @@ def test_drawn_timestamps_give_active_rules(evm: JsonRpcClient) -> None:
         params = data.draw(valid_params("eth_getActiveRulesAt", api="evm"))
         exchange = evm.call("eth_getActiveRulesAt", params)
         result = result_of(exchange, "RPC-EVM-026", f"eth_getActiveRulesAt {params}")
-        assert_shape("RPC-EVM-022", result, component("evm", "ActiveRules"), api="evm",
-                     what="eth_getActiveRulesAt result", exchange=exchange)
+        check_active_rules(result, what="eth_getActiveRulesAt result", exchange=exchange)
 
     holds()
 

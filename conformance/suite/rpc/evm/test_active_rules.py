@@ -7,23 +7,17 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import is_error, result_of, unserved
-from conformance.checks.members import check_member
+from conformance.checks.evm_extras import check_active_rules
 from conformance.checks.shapes import assert_shape, component
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
-from conformance import specs
-
-RULES = specs.openrpc("evm")["components"]["schemas"]["ActiveRules"]["properties"]
 
 
 def active_rules(evm: JsonRpcClient, params: list[Any], rule_id: str) -> tuple[dict[str, Any], Exchange]:
     """The eth_getActiveRulesAt result for `params`, checked member by member."""
     exchange = evm.call("eth_getActiveRulesAt", params)
     result = result_of(exchange, rule_id, f"eth_getActiveRulesAt {params}")
-    what = "eth_getActiveRulesAt result"
-    for member, rule in (("ethRules", "RPC-EVM-022"), ("networkRules", "RPC-EVM-023"), ("precompiles", "RPC-EVM-024")):
-        check_member(rule, result, member, RULES[member], api="evm", what=what, exchange=exchange)
-    return result, exchange
+    return check_active_rules(result, what="eth_getActiveRulesAt result", exchange=exchange), exchange
 
 
 def block_time(evm: JsonRpcClient, tag: str) -> int | None:

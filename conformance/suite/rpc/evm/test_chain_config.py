@@ -7,7 +7,7 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import is_response_object, result_of
-from conformance.checks.members import check_member, check_members, properties
+from conformance.checks.members import check_member, check_members, properties, required
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
 
@@ -17,6 +17,9 @@ FORK_BLOCKS = ("homesteadBlock", "eip150Block", "eip155Block", "eip158Block", "b
 PRECOMPILE_CONFIGS = tuple(name for name, schema in CONFIG.items()
                            if schema.get("$ref") == "#/components/schemas/PrecompileConfig")
 UPGRADE = properties("evm", "PrecompileUpgradeConfig")
+#: Members nodes leave out when empty or false are optional in the specs: checked only when present.
+OPTIONAL = {name: frozenset(properties("evm", name)) - required("evm", name)
+            for name in ("ChainConfig", "PrecompileConfig", "Upgrades", "PrecompileUpgradeConfig")}
 
 
 @pytest.fixture
@@ -47,9 +50,10 @@ def test_chain_config_members(chain_config: tuple[dict[str, Any], Exchange]) -> 
     check_members("RPC-EVM-009", config["feeConfig"], tuple(properties("evm", "FeeConfig")), "evm", "FeeConfig",
                   what="feeConfig", exchange=exchange)
     check_member("RPC-EVM-010", config, "allowFeeRecipients", CONFIG["allowFeeRecipients"], api="evm", what=what,
-                 exchange=exchange)
+                 exchange=exchange, optional="allowFeeRecipients" in OPTIONAL["ChainConfig"])
     check_members("RPC-EVM-011", config, FORK_BLOCKS, "evm", "ChainConfig", what=what, exchange=exchange)
-    check_member("RPC-EVM-012", config, "eip150Hash", CONFIG["eip150Hash"], api="evm", what=what, exchange=exchange)
+    check_member("RPC-EVM-012", config, "eip150Hash", CONFIG["eip150Hash"], api="evm", what=what, exchange=exchange,
+                 optional="eip150Hash" in OPTIONAL["ChainConfig"])
     check_member("RPC-EVM-013", config, "subnetEVMTimestamp", CONFIG["subnetEVMTimestamp"], api="evm", what=what,
                  exchange=exchange)
 
@@ -64,7 +68,7 @@ def test_configured_precompiles(chain_config: tuple[dict[str, Any], Exchange]) -
     admin_schema = properties("evm", "PrecompileConfig")
     for name in configured:
         check_member("RPC-EVM-014", config[name], "adminAddresses", admin_schema["adminAddresses"], api="evm",
-                     what=name, exchange=exchange)
+                     what=name, exchange=exchange, optional="adminAddresses" in OPTIONAL["PrecompileConfig"])
         check_member("RPC-EVM-015", config[name], "blockTimestamp", admin_schema["blockTimestamp"], api="evm",
                      what=name, exchange=exchange)
 
@@ -76,18 +80,18 @@ def test_precompile_upgrades(chain_config: tuple[dict[str, Any], Exchange]) -> N
     check_member("RPC-EVM-016", config, "upgrades", {"type": "object"}, api="evm", what="eth_getChainConfig result",
                  exchange=exchange)
     check_member("RPC-EVM-017", config["upgrades"], "precompileUpgrades", {"type": "array", "items": {"type": "object"}},
-                 api="evm", what="upgrades", exchange=exchange)
-    for position, entry in enumerate(config["upgrades"]["precompileUpgrades"]):
+                 api="evm", what="upgrades", exchange=exchange, optional="precompileUpgrades" in OPTIONAL["Upgrades"])
+    for position, entry in enumerate(config["upgrades"].get("precompileUpgrades", [])):
         check(len(entry) == 1, "RPC-EVM-018", f"precompileUpgrades[{position}] does not have exactly one key",
               expected="one key naming a precompile config", received=sorted(entry), exchange=exchange)
         (name, value), = entry.items()
         what = f"precompileUpgrades[{position}].{name}"
         check_member("RPC-EVM-019", value, "adminAddresses", UPGRADE["adminAddresses"], api="evm", what=what,
-                     exchange=exchange)
+                     exchange=exchange, optional="adminAddresses" in OPTIONAL["PrecompileUpgradeConfig"])
         check_member("RPC-EVM-020", value, "blockTimestamp", UPGRADE["blockTimestamp"], api="evm", what=what,
                      exchange=exchange)
         check_member("RPC-EVM-021", value, "disable", UPGRADE["disable"], api="evm", what=what, exchange=exchange,
-                     optional=True)
+                     optional="disable" in OPTIONAL["PrecompileUpgradeConfig"])
 
 
 @pytest.mark.rule("RPC-EVM-030")

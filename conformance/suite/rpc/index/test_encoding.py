@@ -7,12 +7,16 @@ import pytest
 
 from conformance.checks.envelope import expect_refusal, is_error
 from conformance.checks.index import IndexAt
+from conformance.rules import load_catalogue
 from conformance.suite.rpc.conftest import Known
 
 METHODS = ["index.getContainerByID", "index.getContainerByIndex", "index.getContainerRange", "index.getIndex",
            "index.getLastAccepted", "index.isAccepted"]
 #: Encodings other nodes and older versions know; the Index API takes none of them.
 OTHER_ENCODINGS = ["cb58", "json"]
+#: The methods that must refuse them, those that return containers; the others' answers are recorded.
+REFUSING = [method for method in METHODS if method in load_catalogue()["RPC-IDX-015"].applies_to]
+RECORDED = [method for method in METHODS if method in load_catalogue()["RPC-IDX-041"].applies_to]
 
 
 def params_for(method: str, known: Known) -> dict[str, Any]:
@@ -27,11 +31,22 @@ def params_for(method: str, known: Known) -> dict[str, Any]:
 
 @pytest.mark.rule("RPC-IDX-015")
 @pytest.mark.parametrize("encoding", OTHER_ENCODINGS)
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", REFUSING)
 def test_encoding_other_than_hex_is_rejected(index_at: IndexAt, known: Known, method: str, encoding: str) -> None:
-    """An Index API method rejects an encoding other than hex."""
+    """An Index API method that returns containers rejects an encoding other than hex."""
     exchange = index_at.client.call(method, {**params_for(method, known), "encoding": encoding})
     expect_refusal(exchange, "RPC-IDX-015", f"{method} with encoding {encoding!r}")
+
+
+@pytest.mark.rule("RPC-IDX-041")
+@pytest.mark.parametrize("encoding", OTHER_ENCODINGS)
+@pytest.mark.parametrize("method", RECORDED)
+def test_encoding_other_than_hex_is_recorded(index_at: IndexAt, known: Known, method: str, encoding: str,
+                                             observe: Callable[[str, Any], None]) -> None:
+    """What a method whose result carries nothing encoded answers to an encoding other than hex is recorded."""
+    exchange = index_at.client.call(method, {**params_for(method, known), "encoding": encoding})
+    observe("RPC-IDX-041", {"path": index_at.path, "method": method, "encoding": encoding,
+                            "refused": is_error(exchange)})
 
 
 @pytest.mark.rule("RPC-IDX-016")

@@ -6,13 +6,15 @@ from typing import Any, Callable
 import pytest
 
 from conformance.checks import check
-from conformance.checks.envelope import is_response_object, record_error
+from conformance.checks.envelope import is_error, is_response_object, record_error
 from conformance.checks.served import check_served
-from conformance.checks.validators import check_validator, current_validators, node_ids
+from conformance.checks.validators import METHOD, check_validator, current_validators, node_ids, validators_in
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.session import Endpoints
 
 UNKNOWN_NODE = "NodeID-111111111111111111116DBWJs"
+#: At most this many validators missing from an answer are asked for one by one.
+MAX_CONFIRMED = 8
 
 
 @pytest.fixture
@@ -51,7 +53,12 @@ def test_node_ids_filter_returns_exactly_those(validators: JsonRpcClient, everyo
     """validators.getCurrentValidators with nodeIDs returns those validators and no others."""
     ids = node_ids(everyone)
     wanted = {"first": ids[:1], "last": ids[-1:], "two": ids[:1] + ids[-1:]}[pick]
-    found, exchange = current_validators(validators, {"nodeIDs": wanted}, "RPC-VAL-013")
+    exchange = validators.call(METHOD, {"nodeIDs": wanted})
+    # A node may refuse a list naming a validator that has left since it was read: only a refusal of validators
+    # that are still current is held against it.
+    if is_error(exchange) and not set(wanted) <= set(node_ids(current_validators(validators, {}, "RPC-VAL-014")[0])):
+        pytest.skip(f"a validator of {wanted} left the validator set during the test")
+    found, exchange = validators_in(exchange, "RPC-VAL-013", f"{METHOD} nodeIDs={wanted}")
     extra = sorted(set(node_ids(found)) - set(wanted))
     check(not extra and len(found) == len(node_ids(found)), "RPC-VAL-013", "the nodeIDs filter returns other validators",
           expected=f"only {wanted}", received=f"also {extra or [v for v in found if v not in everyone]}",
@@ -85,11 +92,15 @@ def test_without_node_ids_returns_every_validator(validators: JsonRpcClient, par
     listed, exchange = current_validators(validators, params, "RPC-VAL-016")
     known = set(node_ids(listed)) | set(node_ids(current_validators(validators, {"nodeIDs": []}, "RPC-VAL-016")[0]))
     known |= {endpoints.sample("validator_node_id")} - {None}  # type: ignore[operator]
-    unlisted = sorted(known - set(node_ids(listed)))
-    if unlisted:  # ask for them by ID: a validator that is still current must have been listed
-        confirmed = node_ids(current_validators(validators, {"nodeIDs": unlisted}, "RPC-VAL-016")[0])
-        check(not confirmed, "RPC-VAL-016", "the answer without nodeIDs leaves out current validators",
-              expected="every current validator", received=f"missing {confirmed}", exchange=exchange)
+    # Ask for each by ID, alone: a validator that is still current must have been listed. What a node answers
+    # for an ID that is no longer current is open (RPC-VAL-017), so an error there confirms nothing.
+    for node_id in sorted(known - set(node_ids(listed)))[:MAX_CONFIRMED]:
+        alone = validators.call(METHOD, {"nodeIDs": [node_id]})
+        if is_error(alone):
+            continue
+        confirmed = node_ids(validators_in(alone, "RPC-VAL-016", f"{METHOD} nodeIDs=[{node_id}]")[0])
+        check(node_id not in confirmed, "RPC-VAL-016", "the answer without nodeIDs leaves out a current validator",
+              expected="every current validator", received=f"missing {node_id}", exchange=exchange)
 
 
 @pytest.mark.rule("RPC-VAL-017")
