@@ -12,7 +12,7 @@ import pytest
 from hypothesis import settings
 
 from conformance import config as conf
-from conformance.clients.http import HttpSession, Limits
+from conformance.clients.http import HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.clients.rest import RestClient
 from conformance.errors import ConfigError, SuiteError, Violation
@@ -162,7 +162,8 @@ class RunState:
                                                               else None), started=self.started, finished=dt.datetime.now(dt.timezone.utc),
             requests=self.requests, gate=config.getoption("gate", "standard") or "standard",
             expectations_file=config.getoption("expectations", None))
-        return report_build.build(tests, catalogue, facts, self.operations, verdicts)
+        # Server headers and every other text a target sent may echo its key back.
+        return redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), _secrets(config))
 
     def expectation_entries(self, catalogue: Catalogue) -> list[expect.Expectation]:
         """The --expectations entries, read once: at collection (so a bad file stops the run) and reused after."""
@@ -233,6 +234,26 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()
+    _classify(item, call, report)
+    secrets = _secrets(item.config)
+    if secrets:  # the terminal, JUnit and report.json all read the test report: none may show the key
+        if isinstance(report.longrepr, (str, tuple)):  # a skip's is (path, line, reason)
+            report.longrepr = redacted(report.longrepr, secrets)
+        elif report.longrepr is not None and any(secret in str(report.longrepr) for secret in secrets):
+            report.longrepr = redacted(str(report.longrepr), secrets)
+        report.user_properties = [redacted(prop, secrets) for prop in report.user_properties]
+
+
+def _secrets(config: pytest.Config) -> tuple[str, ...]:
+    try:
+        key = resolved_target(config).api_key
+    except pytest.UsageError:
+        return ()
+    return (key,) if key else ()
+
+
+def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """Marks a failed test as a violation of the target or an error of the suite, its report a bug report."""
     if call.excinfo is None or not rule_ids(item) or call.excinfo.errisinstance(pytest.skip.Exception):
         return
     violation = _first(call.excinfo.value, Violation)

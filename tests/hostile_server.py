@@ -5,6 +5,7 @@ against it can pass, and whatever goes wrong is the misbehaviour's doing.
 """
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -18,7 +19,8 @@ from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 
 BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json", "huge", "huge-length", "429",
-              "429-always", "503-bursts", "503-always", "redirect-loop")
+              "429-always", "503-bursts", "503-always", "redirect-loop",
+              "redirect-endless-body", "echo-key", "surrogate-escape")
 HUGE_BYTES = 50 * 1024 * 1024
 _BLOCK = b" " * (1024 * 1024)
 HTML = b"<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>"
@@ -98,7 +100,8 @@ class HostileServer:
                 answer = self.behaviour
             status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200, "html": 200, "bad-utf8": 200, "deep-json": 200,
                       "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
-                      "redirect-loop": 302}[answer]
+                      "redirect-loop": 302, "redirect-endless-body": 302, "echo-key": 400,
+                      "surrogate-escape": 200}[answer]
             self.hits.append(Hit(time.monotonic(), method, path, status))
             return answer
 
@@ -208,6 +211,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _redirect_loop(self, body: bytes) -> None:
         self._send(302, b"", "text/plain", {"Location": self.path})
+
+    def _redirect_endless_body(self, body: bytes) -> None:
+        """A redirect whose body never ends: nothing may read a redirect's body past the cap."""
+        self._head(302, "text/html", {"Location": "/elsewhere", "Connection": "close"})
+        self.close_connection = True
+        while not self.hostile.stopped.is_set():
+            self.wfile.write(_BLOCK)
+
+    def _echo_key(self, body: bytes) -> None:
+        """A refusal that echoes every request header, the key among them, in its body and its Server header."""
+        sent = {name.lower(): value for name, value in self.headers.items()}
+        echoed = json.dumps({"message": f"invalid request: {sent}", "statusCode": 400, "error": "Bad Request",
+                             "headers": sent}).encode()
+        self.server_version = "gateway/" + sent.get("x-data-api-key", "-")
+        self._send(400, echoed, "application/json")
+
+    def _surrogate_escape(self, body: bytes) -> None:
+        """Lone surrogate escapes: valid JSON grammar, yet no UTF-8 writer can write the strings they make."""
+        self._send(200, b'{"jsonrpc":"2.0","id":1,"result":{"k\\ud800":"\\udc00x"},'
+                        b'"k\\ud800":"\\ud800","blockchains":[{"blockchainId":"\\udfff"}]}', "application/json")
 
     def _head(self, status: int, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)

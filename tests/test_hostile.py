@@ -90,6 +90,7 @@ def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float
     ("deep-json", DATA, "nested too deeply to read"),
     ("503-always", INDEX, "answered 503 3 times"),
     ("redirect-loop", INDEX, "a redirect loop"),
+    ("redirect-endless-body", INDEX, "larger than"),
 ]])
 def test_a_target_that_cannot_be_tested_is_an_error_of_the_suite(behaviour: str, selection: tuple[str, ...],
                                                                  mentions: str, tmp_path: Path) -> None:
@@ -147,3 +148,25 @@ def test_a_run_past_its_deadline_ends_promptly_with_many_tests_left(tmp_path: Pa
 
 def test_json_rpc_answered_with_html_is_not_conformant(tmp_path: Path) -> None:
     assert_ended(run_against("html", INDEX, tmp_path), 3)
+
+
+def test_a_target_that_echoes_the_key_never_gets_it_printed_or_written(tmp_path: Path) -> None:
+    """A refusal that mirrors the request headers, the key among them, in its body and its Server header."""
+    key = "sk-ECHOED-7c1e9d0b"
+    run = run_against("echo-key", DATA + ("--api-key", key), tmp_path)
+    assert run.code in (1, 3), run.output[-2000:]
+    assert "Traceback" not in run.output
+    assert key not in run.output
+    holding = [str(path) for path in (tmp_path / "reports").rglob("*") if path.is_file()
+               and key.encode() in path.read_bytes()]
+    assert holding == []
+    assert "$CONFORMANCE_API_KEY" in (tmp_path / "reports" / "report.json").read_text(encoding="utf-8")
+
+
+def test_lone_surrogate_escapes_are_reported_not_a_crash(tmp_path: Path) -> None:
+    """JSON's grammar allows a lone \\ud800; the reports are still written, as UTF-8."""
+    run = run_against("surrogate-escape", DATA + ("--rule", "DATA-SHP-023"), tmp_path)
+    assert run.code in (0, 1, 3), run.output[-2000:]
+    assert "Traceback" not in run.output
+    for name in ("report.json", "summary.md", "report.html", "junit.xml"):
+        (tmp_path / "reports" / name).read_text(encoding="utf-8")

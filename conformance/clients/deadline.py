@@ -140,10 +140,22 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
         return manager
 
 
+class _NoRedirectSession(requests.Session):
+    """A session that never looks at a redirect itself: the caller decides whether to follow one.
+
+    With allow_redirects=False, requests still prepares the next request of a redirect (Response.next), and to
+    do so reads the whole redirect body, past any body cap and deadline, and parses its Location, which
+    may not parse at all.
+    """
+
+    def get_redirect_target(self, resp: requests.Response) -> None:
+        return None
+
+
 def deadline_session() -> requests.Session:
     """A requests session whose connections honour `watching`. It reads no proxy settings from the environment
     on its own: the caller passes the proxies for a URL (reading them on every request is slow)."""
-    session = requests.Session()
+    session = _NoRedirectSession()
     session.trust_env = False
     for prefix in ("http://", "https://"):
         session.mount(prefix, DeadlineAdapter())

@@ -4,6 +4,7 @@ from __future__ import annotations
 import email.utils
 import io
 import json
+import re
 import shlex
 import socket
 import threading
@@ -53,7 +54,10 @@ class Exchange:
             try:
                 # Strict UTF-8 (RFC 8259 §8.1): json.loads on bytes would let encoded surrogates through, and a
                 # lone surrogate breaks every later encode of the value (reports, terminal).
-                self._json = json.loads(self.body.decode("utf-8-sig"), parse_constant=_not_json_constant)
+                text = self.body.decode("utf-8-sig")
+                self._json = json.loads(text, parse_constant=_not_json_constant)
+                if _SURROGATE_ESCAPE.search(text):
+                    self._json = _mended(self._json)
             except (ValueError, UnicodeDecodeError) as exc:
                 raise NotJson(f"{self.method} {self.url} answered {self.status} with a body that is not JSON: "
                               f"{self.body[:200]!r}") from exc
@@ -205,9 +209,14 @@ class HttpSession:
 
         Another origin is never followed: the API key and the suite's requests stay with the target.
         """
-        location = urljoin(exchange.url, exchange.response_headers["location"])
-        what = f"{exchange.method} {exchange.url} answered {exchange.status} to {location}"
-        if _origin(location) != _origin(exchange.url):
+        location = exchange.response_headers["location"]
+        what = f"{exchange.method} {exchange.url} answered {exchange.status} to {location[:200]}"
+        try:
+            location = urljoin(exchange.url, location)
+            elsewhere = _origin(location) != _origin(exchange.url)
+        except ValueError:  # urllib refuses a bad port or bracket: a Location nobody can follow
+            raise SuiteError(f"{what}: a Location that is not a URL, not followed") from None
+        if elsewhere:
             raise SuiteError(f"{what}: another origin, not followed")
         if location in visited:
             raise SuiteError(f"{what}: a redirect loop")
@@ -219,7 +228,10 @@ class HttpSession:
                              f"GET without its body")
         visited.append(location)
         following = prepared.copy()
-        following.prepare_url(location, None)
+        try:
+            following.prepare_url(location, None)
+        except (ValueError, requests.exceptions.RequestException):
+            raise SuiteError(f"{what}: a Location that is not a URL, not followed") from None
         return following
 
     def _check_budget(self) -> None:
@@ -301,7 +313,7 @@ class HttpSession:
         cap = self.limits.max_body_bytes
         what = f"{exchange.method} {exchange.url}"
         declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
+        if declared.isascii() and declared.isdigit() and int(declared) > cap:
             raise SuiteError(f"{what}: body of {int(declared)} bytes is larger than {cap} bytes; not read")
         raw = response.raw
         # read1 returns what has arrived (read waits for a whole chunk), so the deadline is checked often.
@@ -349,12 +361,48 @@ def _bound_next_read(raw: Any, seconds: float) -> None:
         sock.settimeout(max(seconds, 0.001))
 
 
+def redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+    """`value` (a string, or JSON-like data) with every secret replaced by SECRET_PLACEHOLDER, keys included.
+
+    A target may echo the key it was sent (in an error message, a header, a body that mirrors the request):
+    whatever the suite prints or writes goes through here first.
+    """
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, SECRET_PLACEHOLDER)
+        return value
+    if isinstance(value, list):
+        return [redacted(item, secrets) for item in value]
+    if isinstance(value, tuple):
+        return tuple(redacted(item, secrets) for item in value)
+    if isinstance(value, dict):
+        return {redacted(key, secrets): redacted(item, secrets) for key, item in value.items()}
+    return value
+
+
+#: A \uD800-\uDFFF escape: JSON's grammar allows one alone, and a lone surrogate cannot be written as UTF-8.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _mended(value: Any) -> Any:
+    """`value` with each lone surrogate in its strings (keys too) replaced by U+FFFD, so it can be reported."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_mended(item) for item in value]
+    if isinstance(value, dict):
+        return {_mended(key): _mended(item) for key, item in value.items()}
+    return value
+
+
 def _retry_after(value: str | None) -> float | None:
     """Seconds a Retry-After header asks for (delay-seconds or an HTTP-date), None when absent or unreadable."""
     if value is None:
         return None
     text = value.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # str.isdigit also takes "²", which float() does not
         return float(text)
     try:
         when = email.utils.parsedate_to_datetime(text)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conformance import config
 from conformance.clients.deadline import why_silent
-from conformance.clients.http import Exchange, HttpSession, Limits
+from conformance.clients.http import Exchange, HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.clients.rest import RestClient
 from conformance.compare import requests_plan
@@ -174,9 +174,10 @@ def main(args: argparse.Namespace) -> int:
         for endpoint in endpoints.values():
             endpoint.close()
     code = exit_code(comparison)
-    print(render_text(comparison, code), flush=True)
+    secrets = (opts.api_key,) if opts.api_key else ()  # an endpoint may echo the key it was sent
+    print(redacted(render_text(comparison, code), secrets), flush=True)
     if opts.report_dir is not None:
-        print(f"conformance compare: report in {write_json(comparison, opts.report_dir)}", flush=True)
+        print(f"conformance compare: report in {write_json(comparison, opts.report_dir, secrets)}", flush=True)
     return code
 
 

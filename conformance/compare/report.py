@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.clients.http import redacted
 from conformance.compare.differ import Difference
 from conformance.compare.normalize import Outcome
 from conformance.compare.requests_plan import Request
@@ -109,7 +110,7 @@ def _render_result(result: Compared) -> list[str]:
     return lines
 
 
-def write_json(comparison: Comparison, report_dir: Path) -> Path:
+def write_json(comparison: Comparison, report_dir: Path, secrets: tuple[str, ...] = ()) -> Path:
     path = report_dir / "compare.json"
-    path.write_text(json_text(comparison.as_dict()), encoding="utf-8")
+    path.write_text(json_text(redacted(comparison.as_dict(), secrets)), encoding="utf-8")
     return path

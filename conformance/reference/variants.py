@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
-from conformance.reference.calls import RpcCall
-from conformance.reference.faults import Fault, RpcProceed
+from conformance.reference.calls import HttpReply, RestCall, RpcCall
+from conformance.reference.faults import Fault, RestProceed, RpcProceed
 
 VARIANTS: dict[str, type[Variant]] = {}
 
@@ -146,3 +146,30 @@ class UnknownValidatorIsAnError(Variant):
             return {"jsonrpc": "2.0", "id": reply.get("id"),
                     "error": {"code": -32000, "message": f"couldn't find validator with node ID {missing[0]}"}}
         return reply
+
+
+@variant
+class NullForValuesNotKnown(Variant):
+    """The Data API writes null, instead of leaving the member out, for a token value it does not know."""
+
+    members: ClassVar[tuple[str, ...]] = ("tokenReputation", "logoUri", "price", "balanceValue", "tokenUri")
+    reads = tuple(f"DATA-SHP-{n:03d}" for n in (*range(1, 16), 17, 18, 21))
+    allowed_by = "Which response fields are always present and which may be omitted: not shown."
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        reply = proceed(call)
+        if call.api == "data" and reply.status == 200 and isinstance(reply.body, dict):
+            _null_members(reply.body, self.members)
+        return reply
+
+
+def _null_members(value: Any, names: tuple[str, ...]) -> None:
+    if isinstance(value, dict):
+        for name in value:
+            if name in names:
+                value[name] = None
+            else:
+                _null_members(value[name], names)
+    elif isinstance(value, list):
+        for item in value:
+            _null_members(item, names)

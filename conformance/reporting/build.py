@@ -125,6 +125,12 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
             entry["errors"] = errors
         if rule.id in observations:
             entry["observations"] = observations[rule.id]
+        blocked_by = sorted({t.violation["rule"] for t in mine if t.outcome == "failed" and t.violation
+                             and t.violation.get("rule") not in (None, rule.id)})
+        if blocked_by and status == "untested":
+            # Its tests stopped at another rule's violation before reaching it: say which, so an untested
+            # rule is not read as one the suite forgot.
+            entry["blocked_by"] = blocked_by
         excuses = {verdicts.excused[t.id] for t in failed + [t for t in mine if t.outcome == "error"]
                    if t.id in verdicts.excused}
         if excuses and status in ("fail", "error"):

@@ -187,7 +187,9 @@ def _matrix(report: dict[str, Any]) -> str:
             label = f'<a href="#{prefix}{rid}">{rid}</a>' if prefix else rid
             others = [a for a in rule.get("api") or [] if a != api]
             notes = (f'<span class="note">also {_e(", ".join(others))}</span>' if others else "") + (
-                f'<span class="note">untestable: {_e(rule["untestable"])}</span>' if rule.get("untestable") else "")
+                f'<span class="note">untestable: {_e(rule["untestable"])}</span>' if rule.get("untestable") else "") + (
+                f'<span class="note">blocked by {_e(", ".join(rule["blocked_by"]))}</span>'
+                if rule.get("blocked_by") else "")
             rows.append(f'<tr id="rule-{rid}" data-rule="{rid}" data-status="{_e(status)}" '
                         f'data-level="{_e(rule.get("level"))}"><th scope="row">{label}</th>'
                         f'<td>{_e(rule.get("level"))}</td><td>{_e(rule.get("title"))}{notes}</td>'
