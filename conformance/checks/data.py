@@ -181,7 +181,9 @@ def assert_route_shape(rule_id: str, operation_id: str, body: Any, exchange: Exc
     is still required, so null there fails as missing.
     """
     op = operation(operation_id)
-    assert_shape(rule_id, without_nulls(body), op.response_schema, api=API, what=f"the {operation_id} 200 body",
+    if b"null" in exchange.body:  # a page of 10000 items is copied only when it can hold a null
+        body = without_nulls(body)
+    assert_shape(rule_id, body, op.response_schema, api=API, what=f"the {operation_id} 200 body",
                  exchange=exchange)
 
 

@@ -367,19 +367,11 @@ def redacted(value: Any, secrets: tuple[str, ...]) -> Any:
     A target may echo the key it was sent (in an error message, a header, a body that mirrors the request):
     whatever the suite prints or writes goes through here first.
     """
-    if not secrets:
-        return value
-    if isinstance(value, str):
+    def hide(text: str) -> str:
         for secret in secrets:
-            value = value.replace(secret, SECRET_PLACEHOLDER)
-        return value
-    if isinstance(value, list):
-        return [redacted(item, secrets) for item in value]
-    if isinstance(value, tuple):
-        return tuple(redacted(item, secrets) for item in value)
-    if isinstance(value, dict):
-        return {redacted(key, secrets): redacted(item, secrets) for key, item in value.items()}
-    return value
+            text = text.replace(secret, SECRET_PLACEHOLDER)
+        return text
+    return _strings_mapped(value, hide) if secrets else value
 
 
 #: A \uD800-\uDFFF escape: JSON's grammar allows one alone, and a lone surrogate cannot be written as UTF-8.
@@ -388,12 +380,17 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 def _mended(value: Any) -> Any:
     """`value` with each lone surrogate in its strings (keys too) replaced by U+FFFD, so it can be reported."""
+    return _strings_mapped(value, lambda text: text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
+
+
+def _strings_mapped(value: Any, change: Callable[[str], str]) -> Any:
+    """`value` with `change` applied to every string inside it, object keys included."""
     if isinstance(value, str):
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(value, list):
-        return [_mended(item) for item in value]
+        return change(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_strings_mapped(item, change) for item in value)
     if isinstance(value, dict):
-        return {_mended(key): _mended(item) for key, item in value.items()}
+        return {_strings_mapped(key, change): _strings_mapped(item, change) for key, item in value.items()}
     return value
 
 

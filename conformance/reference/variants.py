@@ -6,11 +6,13 @@ whose tests read what it changes (`reads`), so a self-test can run just those te
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, ClassVar
 
-from conformance.reference.calls import HttpReply, RestCall, RpcCall
-from conformance.reference.faults import Fault, RestProceed, RpcProceed
+from conformance.reference.calls import RpcCall
+from conformance.reference.faults import Fault, RpcProceed
+# The same middleware the faults use: a variant differs in what it changes, never in how it hooks in.
+from conformance.reference.faults.data import _Mutate, _walk
+from conformance.reference.faults.node import _Result
 
 VARIANTS: dict[str, type[Variant]] = {}
 
@@ -40,37 +42,22 @@ def all_variants() -> list[type[Variant]]:
     return list(VARIANTS.values())
 
 
-class _Result(Variant):
-    """Rewrites the result of the methods in `methods` (a deep copy: handlers may share structures)."""
-
-    methods: ClassVar[tuple[str, ...]] = ()
-
-    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
-        reply = proceed(call)
-        if call.method in self.methods and reply is not None and "result" in reply:
-            reply = {**reply, "result": self.patch(copy.deepcopy(reply["result"]))}
-        return reply
-
-    def patch(self, result: Any) -> Any:
-        return result
-
-
 @variant
-class BrandedRulesMember(_Result):
+class BrandedRulesMember(Variant, _Result):
     """eth_getActiveRulesAt names networkRules after the network's brand, as nodes do."""
 
     methods = ("eth_getActiveRulesAt",)
     reads = ("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-025", "RPC-EVM-026", "RPC-EVM-027")
     allowed_by = "the identifier of this member carries a neutral word in place of the network's brand name"
 
-    def patch(self, result: Any) -> Any:
+    def patch(self, result: Any, call: RpcCall) -> Any:
         if isinstance(result, dict) and "networkRules" in result:
             result["brandRules"] = result.pop("networkRules")
         return result
 
 
 @variant
-class ChainConfigLeavesOutEmptyMembers(_Result):
+class ChainConfigLeavesOutEmptyMembers(Variant, _Result):
     """eth_getChainConfig and eth_getActivePrecompilesAt leave out false, empty and retired members."""
 
     methods = ("eth_getChainConfig", "eth_getActivePrecompilesAt")
@@ -79,7 +66,7 @@ class ChainConfigLeavesOutEmptyMembers(_Result):
              "RPC-EVM-020", "RPC-EVM-021", "RPC-EVM-028", "RPC-EVM-029", "RPC-ENV-014")
     allowed_by = "the chain config table gives each member's type, not that it is always present"
 
-    def patch(self, result: Any) -> Any:
+    def patch(self, result: Any, call: RpcCall) -> Any:
         if not isinstance(result, dict):
             return result
         if "chainId" not in result:  # eth_getActivePrecompilesAt: a map of precompile configs
@@ -149,27 +136,15 @@ class UnknownValidatorIsAnError(Variant):
 
 
 @variant
-class NullForValuesNotKnown(Variant):
+class NullForValuesNotKnown(Variant, _Mutate):
     """The Data API writes null, instead of leaving the member out, for a token value it does not know."""
 
     members: ClassVar[tuple[str, ...]] = ("tokenReputation", "logoUri", "price", "balanceValue", "tokenUri")
     reads = tuple(f"DATA-SHP-{n:03d}" for n in (*range(1, 16), 17, 18, 21))
     allowed_by = "Which response fields are always present and which may be omitted: not shown."
 
-    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
-        reply = proceed(call)
-        if call.api == "data" and reply.status == 200 and isinstance(reply.body, dict):
-            _null_members(reply.body, self.members)
-        return reply
+    def mutate(self, body: dict[str, Any]) -> None:
+        _walk(body, self.null)
 
-
-def _null_members(value: Any, names: tuple[str, ...]) -> None:
-    if isinstance(value, dict):
-        for name in value:
-            if name in names:
-                value[name] = None
-            else:
-                _null_members(value[name], names)
-    elif isinstance(value, list):
-        for item in value:
-            _null_members(item, names)
+    def null(self, obj: dict[str, Any]) -> None:
+        obj.update({name: None for name in self.members if name in obj})
