@@ -1,4 +1,5 @@
 # `make run` and `make test` are all a newcomer types: each sets up .venv on first use.
+# Prerequisites: Python 3.11 or later, make, and npm (the self-tests fetch two npm packages).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -23,6 +24,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(ARGS)
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else f"Python 3.11 or later is needed, $(PYTHON) is {sys.version.split()[0]}: make PYTHON=python3.12 ...")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -153,6 +153,8 @@ class HttpSession:
         self.requests_sent = 0
         self.last: Exchange | None = None
         self.listeners: list[Callable[[Exchange], None]] = []
+        # How a retry is waited for: every wait the target asks for goes through this one call.
+        self.sleep: Callable[[float], None] = time.sleep
 
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None, body: bytes | None = None,
@@ -201,7 +203,7 @@ class HttpSession:
                         f"the suite waits")
         if self.limits.deadline is not None and time.monotonic() + wait > self.limits.deadline:
             raise BudgetExhausted(f"{what}; waiting {wait:g} s for a retry outlasts the run's maximum duration")
-        time.sleep(wait)
+        self.sleep(wait)
 
     def _redirected(self, prepared: requests.PreparedRequest, exchange: Exchange,
                     visited: list[str | None]) -> requests.PreparedRequest:
