@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from conformance.config import Target
+from conformance.discovery import Identifiers
 
 
 @dataclass(frozen=True)
 class Endpoints:
-    """Base URLs of the three APIs (None where not configured) and the EVM chain to test."""
+    """Base URLs of the three APIs (None where not configured), the EVM chain when given, and the identifiers."""
 
     node_url: str | None
     data_url: str | None
@@ -18,10 +19,19 @@ class Endpoints:
     evm_chain: str | None
     samples: dict[str, str] = field(default_factory=dict)
     reference_info: dict | None = None
+    identifiers: Identifiers = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        given = {**self.samples, **({"evm_chain": self.evm_chain} if self.evm_chain else {})}
+        object.__setattr__(self, "identifiers", Identifiers(given))
 
     def sample(self, name: str) -> str | None:
-        """An identifier the operator gave (or the reference advertises) for tests that cannot discover one."""
-        return self.samples.get(name)
+        """An identifier the operator gave, else the one discovery found (None when neither)."""
+        return self.identifiers.get(name)
+
+    def missing(self, name: str) -> str:
+        """Why a test that needs `name` skips: what discovery searched for it."""
+        return self.identifiers.missing(name)
 
 
 @contextlib.contextmanager
@@ -34,5 +44,12 @@ def open_endpoints(target: Target) -> Iterator[Endpoints]:
 
     with ReferenceServer(seed=target.seed or 0) as server:
         info = server.info()
-        yield Endpoints(server.url, server.url, server.url, target.evm_chain or str(info["evm_blockchain_id"]),
-                        {**info["samples"], **dict(target.samples)}, reference_info=info)
+        # The embedded reference is crawled like any target: only its API key (a credential) is taken from it.
+        yield Endpoints(server.url, server.url, server.url, target.evm_chain,
+                        {**reference_credentials(info), **dict(target.samples)}, reference_info=info)
+
+
+def reference_credentials(info: dict) -> dict[str, str]:
+    """What a run against the embedded reference takes from its info rather than discovery: the key it accepts."""
+    key = dict(info.get("samples") or {}).get("data_api_key")  # type: ignore[call-overload]
+    return {"data_api_key": str(key)} if key else {}
