@@ -1,4 +1,5 @@
-"""Prints every benchmark as one markdown table: reference throughput, suite speed, validation cost, workers."""
+"""Prints every benchmark as one markdown table: reference throughput, suite speed, validation cost, workers, and
+the suite against a target 10 and 50 ms away."""
 from __future__ import annotations
 
 import argparse
@@ -11,11 +12,11 @@ from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import reference_throughput, suite_speed, validation_cost  # noqa: E402
+from benchmarks import latency, reference_throughput, suite_speed, validation_cost  # noqa: E402
 from benchmarks.table import BenchmarkError, Row, markdown, progress  # noqa: E402
 
 #: in the order their rows appear in the table
-PARTS = ("throughput", "suite", "validation", "workers")
+PARTS = ("throughput", "suite", "validation", "workers", "latency")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", default=",".join(PARTS), metavar="PARTS",
                         help=f"comma-separated subset of {','.join(PARTS)} (default: all)")
     parser.add_argument("--thorough", action="store_true",
-                        help="also time the thorough profile per API group (several minutes more)")
+                        help="also time the thorough profile per API group, and quick one test at a time behind each "
+                             "latency (several minutes more)")
     parser.add_argument("-o", "--output", metavar="FILE", help="also write the heading, table and notes to FILE")
     return parser
 
@@ -67,6 +69,8 @@ def notes(parts: Sequence[str]) -> list[str]:
              "a fresh `conformance run` process against it."]
     if "suite" in parts or "workers" in parts:
         lines.append(suite_speed.RATIO_NOTE)
+    if "latency" in parts:
+        lines.append(latency.NOTE)
     return lines
 
 
@@ -81,6 +85,8 @@ def measure(parts: Sequence[str], *, thorough: bool) -> list[Row]:
     if "validation" in parts:
         progress("validation cost")
         found["validation"] = validation_cost.measure()
+    if "latency" in parts:
+        found["latency"] = latency.measure(sequential=thorough)
     return [row for part in PARTS for row in found.get(part, [])]
 
 

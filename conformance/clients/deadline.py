@@ -152,13 +152,16 @@ class _NoRedirectSession(requests.Session):
         return None
 
 
-def deadline_session() -> requests.Session:
+def deadline_session(*, connections: int = 1) -> requests.Session:
     """A requests session whose connections honour `watching`. It reads no proxy settings from the environment
-    on its own: the caller passes the proxies for a URL (reading them on every request is slow)."""
+    on its own: the caller passes the proxies for a URL (reading them on every request is slow).
+
+    Each host keeps up to `connections` keep-alive connections (requests' default of 10 when fewer), one for
+    each request a concurrent run has in flight."""
     session = _NoRedirectSession()
     session.trust_env = False
     for prefix in ("http://", "https://"):
-        session.mount(prefix, DeadlineAdapter())
+        session.mount(prefix, DeadlineAdapter(pool_maxsize=max(connections, requests.adapters.DEFAULT_POOLSIZE)))
     return session
 
 

@@ -1,6 +1,7 @@
 """One HTTP session per target: keep-alive, timeouts, a body cap, a rate limit, 429 handling, recorded exchanges."""
 from __future__ import annotations
 
+import collections
 import email.utils
 import io
 import json
@@ -17,6 +18,7 @@ import requests
 import urllib3
 
 from conformance.clients.deadline import deadline_session, watching
+from conformance.clients.shared_limits import SharedLimits
 from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
 
 #: Stands in for a secret header's value in every reproducer and report.
@@ -47,6 +49,16 @@ class Exchange:
     @property
     def content_type(self) -> str:
         return self.response_headers.get("content-type", "")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the parsed body, which another process (a pytest-xdist worker) parses again."""
+        state = dict(self.__dict__)
+        state.pop("_json", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._json = _NOT_PARSED
 
     def json(self) -> Any:
         """The body parsed as JSON; raises NotJson (a suite error) when it is not."""
@@ -90,23 +102,39 @@ class Exchange:
         return " ".join(parts)
 
 
-class RateLimiter:
-    """Spaces requests so that at most `per_second` start in any second."""
+_answered = threading.local()
+#: Seconds the latest answers took, over every session and thread.
+ANSWER_TIMES: collections.deque[float] = collections.deque(maxlen=200)
 
-    def __init__(self, per_second: float | None) -> None:
+
+def answered_in_this_thread() -> int:
+    """Requests this thread sent over any session."""
+    return getattr(_answered, "requests", 0)
+
+
+class RateLimiter:
+    """Spaces requests so that at most `per_second` start in any second: of this process, or, `shared`, of the run."""
+
+    def __init__(self, per_second: float | None, shared: SharedLimits | None = None) -> None:
         self.interval = 1.0 / per_second if per_second else 0.0
+        self.shared = shared
         self._next = 0.0
         self._lock = threading.Lock()
 
-    def wait(self) -> None:
+    def wait(self) -> float:
+        """Waits for this request's turn; returns when it was (time.monotonic)."""
         if not self.interval:
-            return
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self.interval
+            return time.monotonic()
+        if self.shared is not None:
+            start = self.shared.reserve(self.interval)
+        else:
+            with self._lock:
+                start = max(time.monotonic(), self._next)
+                self._next = start + self.interval
+        now = time.monotonic()
         if start > now:
             time.sleep(start - now)
+        return start
 
 
 @dataclass
@@ -125,6 +153,7 @@ class Limits:
     unavailable_backoff: float = 0.5
     max_redirects: int = 3
     deadline: float | None = None  # time.monotonic() value after which no request starts
+    in_flight: int = 1  # requests sent at once (threads of a concurrent run), each on a keep-alive connection
 
     @property
     def exchange_timeout(self) -> float:
@@ -140,21 +169,40 @@ class HttpSession:
     """Sends requests for one run, records them, and never prints a secret."""
 
     def __init__(self, limits: Limits | None = None, *, secret_headers: Mapping[str, str] | None = None,
-                 user_agent: str = "conformance-suite") -> None:
+                 user_agent: str = "conformance-suite", shared: SharedLimits | None = None) -> None:
         self.limits = limits or Limits()
+        self.shared = shared   # the run's rate and budget, shared with other processes (pytest-xdist workers)
         # Proxy settings from the environment are read once per host, not on every request (which costs
         # requests about a third of its time against a fast local server).
-        self.session = deadline_session()
+        self.session = deadline_session(connections=self.limits.in_flight)
         self._proxies: dict[str, dict[str, str]] = {}
         self.session.headers["User-Agent"] = user_agent
         self.secret_values = dict(secret_headers or {})
         self.secret_names = frozenset(name.lower() for name in self.secret_values)
-        self.rate = RateLimiter(self.limits.rate_limit)
+        self.rate = RateLimiter(self.limits.rate_limit, shared)
+        # Threads of a concurrent run share the session: counting and the budget are decided under one lock, and
+        # at most `in_flight` exchanges are on the wire at once.
         self.requests_sent = 0
-        self.last: Exchange | None = None
+        self._counting = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max(1, self.limits.in_flight))
+        self._local = threading.local()
         self.listeners: list[Callable[[Exchange], None]] = []
         # How a retry is waited for: every wait the target asks for goes through this one call.
         self.sleep: Callable[[float], None] = time.sleep
+
+    @property
+    def last(self) -> Exchange | None:
+        """The last exchange this thread completed."""
+        return getattr(self._local, "last", None)
+
+    @last.setter
+    def last(self, exchange: Exchange | None) -> None:
+        self._local.last = exchange
+
+    @property
+    def sent_by_this_thread(self) -> int:
+        """Requests this thread sent: what a crawl spent, while the tests of other threads send theirs."""
+        return getattr(self._local, "sent", 0)
 
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None, body: bytes | None = None,
@@ -237,16 +285,26 @@ class HttpSession:
         return following
 
     def _check_budget(self) -> None:
-        if self.limits.max_requests is not None and self.requests_sent >= self.limits.max_requests:
+        sent = self.shared.sent if self.shared is not None and self.limits.max_requests is not None \
+            else self.requests_sent
+        if self.limits.max_requests is not None and sent >= self.limits.max_requests:
             raise BudgetExhausted(f"the request budget of {self.limits.max_requests} requests is spent")
         if self.limits.deadline is not None and time.monotonic() > self.limits.deadline:
             raise BudgetExhausted("the run's maximum duration has passed")
 
     def _send(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self._check_budget()
+        with self._slots:
+            return self._send_counted(prepared, hidden)
+
+    def _send_counted(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self.rate.wait()
-        self._check_budget()
-        self.requests_sent += 1
+        with self._counting:
+            self._check_budget()
+            if self.shared is not None and not self.shared.take(self.limits.max_requests):
+                raise BudgetExhausted(f"the request budget of {self.limits.max_requests} requests is spent")
+            self.requests_sent += 1
+        self._local.sent = self.sent_by_this_thread + 1
         body = prepared.body.encode() if isinstance(prepared.body, str) else prepared.body
         exchange = Exchange(
             method=prepared.method or "GET", url=prepared.url or "",
@@ -280,6 +338,8 @@ class HttpSession:
             exchange.body = self._read_capped(response, exchange, ends)
         exchange.elapsed = time.perf_counter() - started
         self.last = exchange
+        _answered.requests = getattr(_answered, "requests", 0) + 1
+        ANSWER_TIMES.append(exchange.elapsed)
         for listener in self.listeners:
             listener(exchange)
         return exchange

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
+import weakref
 from typing import Any
 
+from conformance import evidence
 from conformance.clients.http import Exchange, HttpSession
 
 OMIT: Any = object()
@@ -18,16 +21,31 @@ class JsonRpcClient:
         self.http = http
         self.url = url
         self._ids = itertools.count(1)
+        self._ids_by_test: dict[int, tuple[weakref.ref[Any], itertools.count[int]]] = {}
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"JsonRpcClient({self.url!r})"
 
     def payload(self, method: str, params: Any = OMIT, *, request_id: Any = OMIT) -> dict[str, Any]:
-        body: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids) if request_id is OMIT else request_id,
+        body: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id() if request_id is OMIT else request_id,
                                 "method": method}
         if params is not OMIT:
             body["params"] = params
         return body
+
+    def _next_id(self) -> int:
+        """1, 2, 3, … for each test (its reproducers carry the same ids whichever tests ran before it or beside it);
+        outside a test, the client's own count."""
+        ledger = evidence.current()
+        if ledger is None:
+            return next(self._ids)
+        with self._lock:
+            ref, ids = self._ids_by_test.get(id(ledger), (None, None))
+            if ref is None or ref() is not ledger:
+                ref, ids = weakref.ref(ledger), itertools.count(1)
+                self._ids_by_test[id(ledger)] = (ref, ids)
+            return next(ids)
 
     def call(self, method: str, params: Any = OMIT, *, request_id: Any = OMIT) -> Exchange:
         """Sends one call; `params` omitted leaves the member out of the request."""

@@ -1,0 +1,129 @@
+"""A proxy on 127.0.0.1 that adds a fixed delay to every answer: a target as far away as a real one.
+
+Each client connection gets its own thread and its own keep-alive connection to the upstream, so requests in
+flight overlap as they would over a network; the proxy counts what it forwarded and how many were in flight at
+once. It forwards to loopback upstreams only and stops by itself after `lifetime` seconds.
+"""
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+#: Hop-by-hop headers (RFC 9110 §7.6.1) and the length, which the proxy sets itself.
+_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+                  "content-length"})
+
+
+class DelayProxy:
+    """Forwards every request to `upstream` (a loopback URL) and answers `delay` seconds after the upstream did."""
+
+    def __init__(self, upstream: str, delay: float, *, lifetime: float = 3600.0) -> None:
+        parts = urlsplit(upstream)
+        if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError(f"the delay proxy forwards to loopback only, not {parts.hostname}")
+        self.upstream = (parts.hostname, parts.port or 80)
+        self.delay = delay
+        self.lifetime = lifetime
+        self.forwarded = 0
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self._lock = threading.Lock()
+        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
+        self.port = self._httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="delay-proxy", daemon=True)
+        self._timer = threading.Timer(lifetime, self.stop)
+        self._timer.daemon = True
+
+    def start(self) -> DelayProxy:
+        self._thread.start()
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        self._timer.cancel()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> DelayProxy:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _entered(self) -> None:
+        with self._lock:
+            self.forwarded += 1
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+
+    def _left(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that goes away (a run ending with connections open) is not worth a traceback."""
+
+
+def _handler(proxy: DelayProxy) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body go out in separate writes: with Nagle's algorithm on, the body would wait for the
+        # client's delayed acknowledgement of the headers (about 40 ms on Linux) and the delay would not be ours.
+        disable_nagle_algorithm = True
+        upstream: http.client.HTTPConnection | None = None
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def _forward(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length) if length else None
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+            proxy._entered()
+            try:
+                status, reason, answer_headers, answer = self._ask(body, headers)
+                time.sleep(proxy.delay)
+            finally:
+                proxy._left()
+            self.send_response(status, reason)
+            for name, value in answer_headers:
+                if name.lower() not in _HOP:
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(answer)
+
+        def _ask(self, body: bytes | None, headers: dict[str, str]) -> tuple[int, str, list, bytes]:
+            for attempt in (1, 2):   # a kept-alive upstream connection may have been closed in between
+                if self.upstream is None:
+                    self.upstream = http.client.HTTPConnection(*proxy.upstream, timeout=60)
+                try:
+                    self.upstream.request(self.command, self.path, body=body, headers=headers)
+                    response = self.upstream.getresponse()
+                    return response.status, response.reason, response.getheaders(), response.read()
+                except (OSError, http.client.HTTPException):
+                    self.upstream.close()
+                    self.upstream = None
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _forward
+
+        def finish(self) -> None:
+            super().finish()
+            if self.upstream is not None:
+                self.upstream.close()
+
+    return Handler
