@@ -46,13 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="lowest level whose failures fail the run: must, or standard (must and standard; default)")
     run.add_argument("--seed", type=int, help="seed of the embedded reference target and of generated data")
     run.add_argument("-n", dest="workers", help="parallel workers (pytest-xdist), e.g. 2 or auto")
+    run.add_argument("--concurrency", type=_in_flight, default=None, metavar="N",
+                     help="at most N tests with requests in flight at once, over one rate limit and one budget "
+                          "(default 8; fewer when the target answers faster than the suite checks)")
     run.add_argument("--rate-limit", help="at most N requests a second, e.g. 20/s")
     run.add_argument("--max-requests", type=int, help="request budget")
     run.add_argument("--max-duration", type=float, help="seconds after which no new request starts")
     run.add_argument("--timeout", type=float, help="seconds within which each answer must arrive whole (default 30)")
     run.add_argument("--rule", action="append", default=[], help="only tests carrying this rule ID or prefix")
     run.add_argument("--sample", action="append", default=[], metavar="NAME=VALUE",
-                     help="an identifier for tests that cannot discover one (repeatable)")
+                     help="an identifier for the tests, used instead of the one discovery finds (repeatable)")
     run.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, after --")
 
     serve = commands.add_parser("serve-reference", help="serve the embedded reference target in the foreground")
@@ -93,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     expectations.add_argument("--output", "-o", help="file to write (default: standard output)")
     expectations.add_argument("--days", type=int, default=90, help="entries expire after this many days (default 90)")
     return parser
+
+
+def _in_flight(value: str) -> int:
+    """--concurrency: a whole number of tests in flight, at least 1."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
+    return int(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

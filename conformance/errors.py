@@ -75,3 +75,23 @@ class Violation(AssertionError):
         if self.reproducer:
             lines.append(f"Reproduce: {self.reproducer}")
         return "\n".join(lines)
+
+
+class Violations(Violation):
+    """Every rule a test found broken, the first one as the headline; each stays charged to its own rule."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        first = violations[0]
+        self.all = list(violations)
+        super().__init__(first.rule, first.summary, expected=first.expected, received=first.received)
+        self.reproducer = first.reproducer
+        self.args = (self.render(),)
+
+    def render(self) -> str:
+        text = super().render()
+        others = getattr(self, "all", [])[1:]
+        if not others:
+            return text
+        lines = [text, f"Also broken in this test ({len(others)}):"]
+        lines += [f"  [{v.rule.id}] {v.summary}: received {_clip(v.received, 200)}" for v in others]
+        return "\n".join(lines)

@@ -1,8 +1,10 @@
 """Walking paginated REST lists: follow nextPageToken within a request budget, keeping every exchange.
 
 The walk decides nothing: it stops where it cannot go on (a non-2XX answer, a body that is not a JSON object,
-a token that is not a non-empty string, a token seen before, the budget spent) and says why, so that each test
-applies its own rule to the pages and exchanges it gets back. Used by the Data API and Metrics API suites.
+a token that is not a string, a token seen before, the budget spent) and says why, so that each test applies its
+own rule to the pages and exchanges it gets back. A page whose token is absent, null or empty ends the list: none
+of them names a next page, and whether an empty one is the documented form is a shape rule's question, not the
+walk's. Used by the Data API and Metrics API suites.
 """
 from __future__ import annotations
 
@@ -14,12 +16,17 @@ from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
 
 #: Why a walk stopped.
-LAST_PAGE = "last-page"          # a page without a token: the list is complete
+LAST_PAGE = "last-page"          # a page without a token (absent, null or ""): the list is complete
 BUDGET = "budget"                # `budget` pages fetched and the last one still has a token
 NOT_SERVED = "not-served"        # a page answered with a non-2XX status
 NOT_AN_OBJECT = "not-an-object"  # a page whose body is not a JSON object
-BAD_TOKEN = "bad-token"          # a token that is not a non-empty string
+BAD_TOKEN = "bad-token"          # a token that is not a string (a number, an object, ...)
 REPEATED_TOKEN = "repeated-token"  # a token that an earlier page already carried (a loop)
+
+
+def is_token(value: Any) -> bool:
+    """Whether a nextPageToken value names a next page: anything but absent (None), null and the empty string."""
+    return value is not None and value != ""
 
 
 @dataclass
@@ -77,11 +84,11 @@ def walk_pages(client: RestClient, path: str, params: Mapping[str, Any] | None =
             walk.stopped = NOT_AN_OBJECT
             return walk
         walk.pages.append(body)
-        if token_field not in body or body[token_field] is None:
+        token = body.get(token_field)
+        if not is_token(token):
             walk.stopped = LAST_PAGE
             return walk
-        token = body[token_field]
-        if not isinstance(token, str) or not token:
+        if not isinstance(token, str):
             walk.stopped = BAD_TOKEN
             return walk
         if token in seen:

@@ -12,18 +12,21 @@ import pytest
 from hypothesis import settings
 
 from conformance import config as conf
+from conformance import concurrency, evidence
+from conformance import workers as workers_
 from conformance.clients.http import HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.clients.rest import RestClient
-from conformance.errors import ConfigError, SuiteError, Violation
+from conformance.errors import ConfigError, SuiteError, Violation, Violations
 from conformance.reporting import build as report_build
 from conformance.reporting import expectations as expect
 from conformance.reporting.operations import OperationTimes
 from conformance.reporting.terminal import ProgressLine, end_table
-from conformance.reporting.outcomes import (OBSERVATION_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
-                                            OutcomeRecorder)
+from conformance.reporting.outcomes import (EVIDENCE_KEY, OBSERVATION_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
+                                            VIOLATIONS_KEY, OutcomeRecorder)
 from conformance.profiles import PROFILES, Profile
 from conformance.rules import Catalogue, UnknownRule, load_catalogue
+from conformance.discovery.session import discovery_run
 from conformance.session import Endpoints, open_endpoints
 
 __all__ = ["OBSERVATION_KEY", "OUTCOME_KEY", "RULES_KEY", "VIOLATION_KEY", "rule_ids"]
@@ -49,7 +52,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--max-requests", help="request budget of the run")
     add("--max-duration", help="seconds after which no new request starts")
     add("--sample", action="append", default=[], metavar="NAME=VALUE",
-        help="an identifier for tests that cannot discover one (repeatable), e.g. evm_address=0x…")
+        help="an identifier for the tests, used instead of the one discovery finds (repeatable), "
+             "e.g. data_evm_address=0x…")
     add("--rule", action="append", default=[], help="run only tests carrying this rule ID (or ID prefix)")
     add("--report-dir", help="write report.json, summary.md and report.html here")
     add("--expectations", help="YAML file of known deviations: [{rule, test?, reason, expires}]")
@@ -59,17 +63,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="one progress line instead of pytest's per-test letters")
     add("--suite-tracebacks", action="store_true", default=False,
         help="show the traceback of a defect of the suite itself (by default one line says what and where)")
+    add("--concurrency", type=int, default=1, metavar="N",
+        help="at most N tests with requests in flight at once, over one rate limit and one request budget; fewer "
+             "when the target answers faster than the suite checks (default 1: one at a time)")
     add("--reference-target", action="store_true", default=False, help=argparse_suppress())
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the catalogue rules this test proves")
     config.addinivalue_line("markers", "mutating: changes node state; runs only with --allow-mutations")
+    config.addinivalue_line("markers", "serial: runs alone, never while another test's requests are in flight")
     config.addinivalue_line("markers", "exhaustive: a further variant of a decided rule; left out of profiles "
                                        "that are not exhaustive (quick)")
+    concurrency.install(config)
+    workers_.install(config)
     state = RunState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(state, "conformance-run-state")
+    discovery_run(config)
     if config.getoption("conformance_progress", False) and not hasattr(config, "workerinput"):
         config.pluginmanager.register(ProgressLine(config), "conformance-progress")
 
@@ -153,15 +164,18 @@ class RunState:
         entries = self.expectation_entries(catalogue)
         tests = list(self.outcomes.tests.values())
         verdicts = expect.apply(entries, tests, dt.date.today())
+        embedded = bool(config.getoption("reference_target", False) or target.reference)
         facts = report_build.RunFacts(
             apis=target.apis, profile=target.profile,
             urls={"node": target.node_url, "evm_rpc": target.evm_rpc_url, "data": target.data_url,
                   "metrics": target.metrics_url},
-            evm_chain=config.getoption("evm_chain", None), reference=config.getoption("reference_target", False),
-            seed=target.seed if target.seed is not None else (0 if config.getoption("reference_target", False)
-                                                              else None), started=self.started, finished=dt.datetime.now(dt.timezone.utc),
+            evm_chain=config.getoption("evm_chain", None) or discovery_run(config).found("evm_chain"),
+            reference=embedded,
+            seed=target.seed if target.seed is not None else (0 if embedded else None),
+            started=self.started, finished=dt.datetime.now(dt.timezone.utc),
             requests=self.requests, gate=config.getoption("gate", "standard") or "standard",
-            expectations_file=config.getoption("expectations", None))
+            expectations_file=config.getoption("expectations", None),
+            discovery=discovery_run(config).section(target))
         # Server headers and every other text a target sent may echo its key back.
         return redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), _secrets(config))
 
@@ -230,11 +244,54 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items[:] = keep
 
 
+_LEDGER = pytest.StashKey[evidence.Ledger]()
+_REPORTED = pytest.StashKey[dict[str, list[int]]]()
+
+
+def _ledger(item: pytest.Item) -> evidence.Ledger:
+    if _LEDGER not in item.stash:
+        item.stash[_LEDGER] = evidence.Ledger()
+    return item.stash[_LEDGER]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    # Fixtures check what they read too (a page a test then walks): that evidence belongs to the test.
+    if not rule_ids(item):   # not a conformance test: checks called from it raise as plain functions do
+        return (yield)
+    with evidence.recording(_ledger(item)):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Runs the test with its ledger; a test whose independent checks broke fails at its end with all of them."""
+    if not rule_ids(item):
+        return (yield)
+    ledger = _ledger(item)
+    with evidence.recording(ledger):
+        try:
+            result = yield
+        except (Exception, pytest.skip.Exception, pytest.fail.Exception):
+            # A violation recorded before the test stopped stays its verdict, whatever stopped it.
+            if ledger.violations:
+                raise _all_of(ledger) from None
+            raise
+    if ledger.violations:
+        raise _all_of(ledger)
+    return result
+
+
+def _all_of(ledger: evidence.Ledger) -> Violation:
+    return ledger.violations[0] if len(ledger.violations) == 1 else Violations(ledger.violations)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()
     _classify(item, call, report)
+    _attach_evidence(item, report)
     secrets = _secrets(item.config)
     if secrets:  # the terminal, JUnit and report.json all read the test report: none may show the key
         if isinstance(report.longrepr, (str, tuple)):  # a skip's is (path, line, reason)
@@ -242,6 +299,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         elif report.longrepr is not None and any(secret in str(report.longrepr) for secret in secrets):
             report.longrepr = redacted(str(report.longrepr), secrets)
         report.user_properties = [redacted(prop, secrets) for prop in report.user_properties]
+
+
+def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Adds to the phase's report the evidence gathered since the last phase (reports cross xdist workers)."""
+    if not rule_ids(item) or _LEDGER not in item.stash:
+        return
+    counts = item.stash[_LEDGER].counts()
+    before = item.stash.get(_REPORTED, {})
+    delta = {rule: [held - before.get(rule, [0, 0])[0], broke - before.get(rule, [0, 0])[1]]
+             for rule, (held, broke) in counts.items()}
+    delta = {rule: pair for rule, pair in delta.items() if any(pair)}
+    item.stash[_REPORTED] = counts
+    if delta:
+        report.user_properties.append((EVIDENCE_KEY, json.dumps(delta)))
 
 
 def _secrets(config: pytest.Config) -> tuple[str, ...]:
@@ -258,11 +329,11 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         return
     violation = _first(call.excinfo.value, Violation)
     if violation is not None:
+        found = getattr(violation, "all", None) or [violation]
         report.longrepr = str(violation)
         report.user_properties.append((OUTCOME_KEY, "violation"))
-        report.user_properties.append((VIOLATION_KEY, json.dumps(
-            {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
-             "received": violation.received, "reproducer": violation.reproducer})))
+        report.user_properties.append((VIOLATION_KEY, json.dumps(_violation_json(found[0]))))
+        report.user_properties.append((VIOLATIONS_KEY, json.dumps([_violation_json(v) for v in found])))
         return
     error = _first(call.excinfo.value, SuiteError)
     if error is not None:
@@ -273,6 +344,11 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
     report.user_properties.append((OUTCOME_KEY, "suite-error"))
 
 
+def _violation_json(violation: Violation) -> dict[str, Any]:
+    return {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
+            "received": violation.received, "reproducer": violation.reproducer}
+
+
 def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
     """One line for an unexpected exception: what it was and the innermost place in the suite it came from.
 
@@ -281,6 +357,8 @@ def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
     """
     package = Path(__file__).resolve().parent
     entries = list(excinfo.traceback)
+    # The plugin's own hook wrappers run every test: they are never where a defect is.
+    entries = [entry for entry in entries if Path(str(entry.path)).resolve() != Path(__file__).resolve()]
     ours = [entry for entry in entries if package in Path(str(entry.path)).resolve().parents]
     where = (ours or entries)[-1] if entries else None
     text = str(excinfo.value).splitlines()[0][:300] if str(excinfo.value) else ""
@@ -323,25 +401,30 @@ def profile(target: conf.Target) -> Profile:
 
 
 @pytest.fixture(scope="session")
-def endpoints(target: conf.Target) -> Iterator[Endpoints]:
+def endpoints(target: conf.Target, http: HttpSession, request: pytest.FixtureRequest) -> Iterator[Endpoints]:
     """Base URLs and discovered identifiers; starts the embedded reference when no URL is configured."""
     with open_endpoints(target) as opened:
+        discovery_run(request.config).bind(opened, target, http)
         yield opened
 
 
 @pytest.fixture(scope="session")
 def http(target: conf.Target, request: pytest.FixtureRequest) -> Iterator[HttpSession]:
-    # Under pytest-xdist each worker has its own session: the run's rate and budget are shared out among them,
-    # so the target never sees more than the run allows.
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) if hasattr(request.config, "workerinput") else 1
-    limits = Limits(read_timeout=target.timeout,
+    # Under pytest-xdist each worker has its own session: they keep one rate schedule and one request count for the
+    # run in a folder their controller made; where files cannot be locked, the run's rate and budget are shared out
+    # among them. Either way the target never sees more than the run allows.
+    shared = workers_.shared_limits(request.config)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) \
+        if hasattr(request.config, "workerinput") and shared is None else 1
+    limits = Limits(read_timeout=target.timeout, in_flight=max(1, request.config.getoption("concurrency", 1) or 1),
                     rate_limit=target.rate_limit / workers if target.rate_limit else None,
-                    max_requests=-(-target.max_requests // workers) if target.max_requests else None)
+                    max_requests=-(-max(1, target.max_requests - discovery_run(request.config).spent_elsewhere())
+                                   // workers) if target.max_requests else None)
     if target.max_duration:
         import time
         limits.deadline = time.monotonic() + target.max_duration
     secrets = {target.api_key_header: target.api_key} if target.api_key else {}
-    session = HttpSession(limits, secret_headers=secrets)
+    session = HttpSession(limits, secret_headers=secrets, shared=shared)
     session.listeners.append(request.config.stash[_STATE].operations.record)
     yield session
     request.config.stash[_STATE].requests += session.requests_sent
@@ -365,10 +448,11 @@ def admin(rpc_at: Callable[[str], JsonRpcClient]) -> JsonRpcClient:
 
 @pytest.fixture(scope="session")
 def evm_chain(endpoints: Endpoints) -> str:
-    """The EVM chain's blockchain ID or alias (--evm-chain, or the reference's)."""
-    if not endpoints.evm_chain:
-        pytest.skip("no EVM chain given: pass --evm-chain BLOCKCHAIN_ID_OR_ALIAS")
-    return endpoints.evm_chain
+    """The EVM chain's blockchain ID or alias: --evm-chain, else the one discovery found the node serving."""
+    chain = endpoints.sample("evm_chain")
+    if not chain:
+        pytest.skip(endpoints.missing("evm_chain"))
+    return chain
 
 
 @pytest.fixture(scope="session")
@@ -400,11 +484,12 @@ def metrics_api(http: HttpSession, endpoints: Endpoints) -> RestClient:
 
 @pytest.fixture(scope="session")
 def sample(endpoints: Endpoints) -> Callable[[str], str]:
-    """An identifier given with --sample NAME=VALUE (or advertised by the reference); skips the test without it."""
+    """An identifier given with --sample NAME=VALUE, else discovered; skips the test, saying what was searched,
+    without it."""
     def lookup(name: str) -> str:
         value = endpoints.sample(name)
         if value is None:
-            pytest.skip(f"needs an identifier the API cannot list: pass --sample {name}=VALUE")
+            pytest.skip(endpoints.missing(name))
         return value
     return lookup
 

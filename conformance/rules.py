@@ -6,9 +6,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Iterator
 
-import yaml
-
-from conformance.specs import specs_dir
+from conformance.specs import specs_dir, yaml_data
 
 LEVELS = ("must", "standard", "observe")
 #: Levels whose failure counts against a target; `observe` rules only record what was seen.
@@ -114,7 +112,7 @@ def load_catalogue() -> Catalogue:
     """All rules of specs/rules/*.yaml, keyed by ID (a duplicate ID is an error)."""
     rules: dict[str, Rule] = {}
     for path in sorted((specs_dir() / "rules").glob("*.yaml")):
-        for rule in parse_rules(yaml.safe_load(path.read_text(encoding="utf-8")) or {}, path.name):
+        for rule in parse_rules(yaml_data(path.read_text(encoding="utf-8")) or {}, path.name):
             if rule.id in rules:
                 raise ValueError(f"rule {rule.id} is defined twice (specs/rules/{path.name})")
             rules[rule.id] = rule

@@ -89,6 +89,8 @@ def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, 
 
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
+#: Tests in flight when --concurrency is not given.
+DEFAULT_CONCURRENCY = 8
 
 
 def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints,
@@ -127,4 +129,5 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
         out += ["--sample", f"{name}={value}"]
     if args.workers:
         out += ["-n", str(args.workers)]
+    out += ["--concurrency", str(getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY)]
     return out + list(args.pytest_args)

@@ -7,8 +7,8 @@
   API key and recorded exchanges apply, and the reproducer is our curl line with the real pageToken.
 - `rest_check(api)` registers a check `fn(request, exchange)` for one API, both in our registry (used by
   `CaseRun`) and with schemathesis (`schemathesis.check`), so one rule has one implementation.
-- `CaseRun` sends cases, applies the API's registered checks and keeps going after a failure; `finish()` raises
-  the first Violation, saying how many other cases failed and under which rules.
+- `CaseRun` sends cases, applies every registered check of the API to each and keeps going after a failure;
+  `finish()` raises the first Violation, saying how many others there were and under which rules.
 
 Only documented schemathesis API is relied on where it exists (`openapi.from_path`, `APIOperation.as_strategy`,
 `Case`, `schemathesis.check`); the coverage phase is reached through `schema.iter_coverage_cases`, which
@@ -255,19 +255,20 @@ class CaseRun:
             try:
                 check(request, exchange)
             except Violation as violation:
+                # Each registered check decides its own rules (shape, error body, refusal): one that broke hides
+                # none of the others, which still judge this case.
                 self.violations.append(violation)
-                break   # one verdict per case: the first broken rule, like a hand-written test
         return exchange
 
     def finish(self) -> None:
-        """Raises the first Violation, naming how many other cases failed and which rules they broke."""
+        """Raises the first Violation, naming how many others the cases gave and which rules they broke."""
         if not self.violations:
             return
         first = self.violations[0]
         if len(self.violations) == 1:
             raise first
         others = sorted({v.rule.id for v in self.violations[1:]})
-        summary = (f"{first.summary} (1 of {len(self.violations)} failing generated cases out of {self.sent}; "
+        summary = (f"{first.summary} (1 of {len(self.violations)} violations in {self.sent} generated cases; "
                    f"the others broke {', '.join(others)})")
         combined = Violation(first.rule, summary, expected=first.expected, received=first.received)
         combined.reproducer = first.reproducer

@@ -33,7 +33,13 @@ def openrpc(api: str) -> dict[str, Any]:
 @cache
 def openapi(api: str) -> dict[str, Any]:
     """The OpenAPI document of one REST API (data, metrics)."""
-    return yaml.safe_load((specs_dir() / "openapi" / OPENAPI_FILES[api]).read_text(encoding="utf-8"))
+    return yaml_data((specs_dir() / "openapi" / OPENAPI_FILES[api]).read_text(encoding="utf-8"))
+
+
+def yaml_data(text: str) -> Any:
+    """YAML read safely, by libyaml when PyYAML was built with it: the same data, ten times faster (every run and
+    every worker reads the catalogue and the documents at its start)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
 
 
 def openapi_path(api: str) -> Path:

@@ -8,8 +8,12 @@ from functools import cache
 
 import pytest
 
+import json
+
 from conformance.plugin import OUTCOME_KEY, rule_ids
+from conformance.reporting.outcomes import EVIDENCE_KEY, VIOLATIONS_KEY
 from conformance.reference import ReferenceServer
+from conformance.session import reference_credentials
 
 BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header", "--suite-tracebacks",
              "--conformance-profile", "quick", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
@@ -22,6 +26,8 @@ class Outcome:
     outcome: str = "passed"      # passed | failed | skipped | error
     kind: str | None = None      # violation | suite-error, for failures
     message: str = ""
+    evidence: dict[str, list[int]] = field(default_factory=dict)   # rule -> [checks held, checks broken]
+    broken: list[str] = field(default_factory=list)               # rules of its violations, headline first
 
 
 @dataclass
@@ -32,6 +38,15 @@ class SuiteRun:
 
     def failed_rules(self) -> set[str]:
         return {rule for o in self.outcomes.values() if o.outcome in ("failed", "error") for rule in o.rules}
+
+    def broken_rules(self) -> set[str]:
+        """Rules some check found broken: the verdict of the evidence, not of the marks."""
+        return {rule for o in self.outcomes.values() for rule, (_, broke) in o.evidence.items() if broke} | {
+            rule for o in self.outcomes.values() for rule in o.broken}
+
+    def held_rules(self) -> set[str]:
+        """Rules some check of which held."""
+        return {rule for o in self.outcomes.values() for rule, (held, _) in o.evidence.items() if held}
 
     def failures(self) -> list[Outcome]:
         return [o for o in self.outcomes.values() if o.outcome in ("failed", "error")]
@@ -47,16 +62,24 @@ class _Recorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = self.outcomes.setdefault(report.nodeid, Outcome(report.nodeid, []))
+        for key, value in report.user_properties:
+            if key == EVIDENCE_KEY:
+                for rule, (held, broke) in json.loads(value).items():
+                    pair = outcome.evidence.setdefault(rule, [0, 0])
+                    pair[0] += held
+                    pair[1] += broke
+            elif key == VIOLATIONS_KEY:
+                outcome.broken += [v["rule"] for v in json.loads(value) if v["rule"] not in outcome.broken]
         if report.failed:
-            outcome.outcome = "failed" if report.when == "call" else "error"
             outcome.kind = dict(report.user_properties).get(OUTCOME_KEY)
+            outcome.outcome = "failed" if report.when == "call" or outcome.kind == "violation" else "error"
             outcome.message = str(report.longrepr)[-3000:]
         elif report.skipped and outcome.outcome == "passed":
             outcome.outcome = "skipped"
 
 
 def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str,
-              allow_mutations: bool = True) -> SuiteRun:
+              allow_mutations: bool = True, evm_chain: bool = True) -> SuiteRun:
     """Runs the selected suite tests (node IDs or paths) against `server`; `extra` are more pytest arguments."""
     recorder = _Recorder()
     args = list(BASE_ARGS)
@@ -65,9 +88,12 @@ def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str,
         info = server.info()
         # Each run has its own fresh reference, so state-changing tests are harmless there and must be proven.
         args += ["--allow-mutations"] if allow_mutations else []
-        args += ["--node-url", url, "--data-url", url, "--metrics-url", url,
-                 "--evm-chain", str(info["evm_blockchain_id"])]
-        for name, value in dict(info["samples"]).items():  # type: ignore[call-overload]
+        args += ["--node-url", url, "--data-url", url, "--metrics-url", url]
+        # The EVM chain is given, as to a node that may not serve it (a fault can make it answer 404); every
+        # other identifier comes from discovery, as against a real target, and only the key the reference
+        # accepts, a credential, is taken from it. tests/test_discovery.py runs the suite without the chain too.
+        args += ["--evm-chain", str(info["evm_blockchain_id"])] if evm_chain else []
+        for name, value in reference_credentials(info).items():
             args += ["--sample", f"{name}={value}"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -15,6 +15,7 @@ import pytest
 
 from conformance.clients.http import Exchange, HttpSession, Limits
 from conformance.errors import RateLimited, SuiteError
+from conformance.runner import DEFAULT_CONCURRENCY
 from tests.hostile_server import HostileServer
 
 CONFORMANCE = str(Path(sys.executable).parent / "conformance")
@@ -178,7 +179,8 @@ def test_a_run_past_its_deadline_ends_promptly_with_many_tests_left(tmp_path: Pa
     """Hundreds of tests are left when the maximum duration passes; each ends at once as an error of the suite."""
     run = run_against("slow", ("--api", "index", "--rule", "RPC-IDX"), tmp_path, max_duration=3, delay=0.25)
     assert_ended(run, 3, mentions="maximum duration", max_duration=3)
-    assert len(run.server.hits) < 3 / 0.25 + 2
+    # No request starts after the deadline: at most --concurrency of them at a time, each answered 0.25 s later.
+    assert len(run.server.hits) < DEFAULT_CONCURRENCY * (3 / 0.25 + 2)
 
 
 def test_json_rpc_answered_with_html_is_not_conformant(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from conformance.checks.rest import assert_error_body, assert_refused, documente
 from conformance.checks.timeseries import is_aligned, period_start, shift_periods
 from conformance.clients.http import Exchange, HttpSession
 from conformance.clients.rest import RestClient
+from conformance import evidence
 from conformance.errors import SuiteError, Violation
-from conformance.pagination import BUDGET, LAST_PAGE, NOT_SERVED, REPEATED_TOKEN, walk_pages
+from conformance.pagination import BAD_TOKEN, BUDGET, LAST_PAGE, NOT_SERVED, REPEATED_TOKEN, is_token, walk_pages
 from conformance import schemathesis_support as sts
 
 
@@ -39,6 +40,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(200, body)
         elif url.path == "/loop":
             self._reply(200, {"items": [1], "nextPageToken": "again"})
+        elif url.path in ("/empty-token", "/null-token", "/number-token"):
+            last = {"/empty-token": "", "/null-token": None, "/number-token": 7}[url.path]
+            self._reply(200, {"items": [1], "nextPageToken": last if "pageToken" in query else "next"})
         else:
             self._reply(404, {"message": ["no route"], "error": "Not Found", "statusCode": 404})
 
@@ -97,6 +101,22 @@ def test_walk_stops_on_an_error_page(client: RestClient) -> None:
 def test_walk_resends_the_parameters_with_the_token(client: RestClient, server: ThreadingHTTPServer) -> None:
     walk_pages(client, "/items", {"sortOrder": "asc"}, budget=2)
     assert server.seen[-1].endswith("/items?sortOrder=asc&pageToken=2")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("path", ["/empty-token", "/null-token"])
+def test_an_empty_or_null_token_ends_the_list(client: RestClient, path: str) -> None:
+    walk = walk_pages(client, path, budget=5)
+    assert walk.stopped == LAST_PAGE and walk.complete and len(walk.exchanges) == 2
+
+
+def test_a_token_that_is_not_a_string_stops_the_walk(client: RestClient) -> None:
+    walk = walk_pages(client, "/number-token", budget=5)
+    assert walk.stopped == BAD_TOKEN and not walk.complete
+
+
+def test_only_a_non_empty_token_names_a_next_page() -> None:
+    assert is_token("abc") and is_token(7)
+    assert not is_token(None) and not is_token("")
 
 
 def test_walk_refuses_an_empty_budget(client: RestClient) -> None:
@@ -171,6 +191,30 @@ def test_refusal_with_a_documented_4xx_passes_and_checks_the_body() -> None:
         assert_refused(_exchange(404, good), rule_id="MET-ERR-004", api="metrics", statuses={400})
 
 
+def test_a_wrong_message_form_breaks_the_message_rule_alone_and_the_others_hold() -> None:
+    """One deviation, one rule: the other members of the body are decided and hold."""
+    ledger = evidence.Ledger()
+    with evidence.recording(ledger):
+        assert_refused(_exchange(400, {"message": ["a"], "error": "Bad Request", "statusCode": 400}),
+                       rule_id="DATA-LIM-002", api="data")
+        assert_refused(_exchange(400, {"message": "a", "error": "Bad Request", "statusCode": 400}),
+                       rule_id="MET-LIM-003", api="metrics")
+    assert {rule for rule, (_, broke) in ledger.counts().items() if broke} == {"DATA-ERR-003", "MET-ERR-001"}
+    assert {"DATA-LIM-002", "DATA-ERR-004", "DATA-ERR-005", "DATA-ERR-006", "DATA-ERR-007", "MET-LIM-003",
+            "MET-ERR-002", "MET-ERR-003", "MET-ERR-005"} <= {rule for rule, (held, _) in ledger.counts().items() if held}
+
+
+def test_a_member_that_decides_nothing_holds_nothing() -> None:
+    """Without a string error there is no phrase to compare; without an integer statusCode, no value."""
+    ledger = evidence.Ledger()
+    with evidence.recording(ledger):
+        assert_refused(_exchange(400, {"message": "a", "error": None, "statusCode": "400"}),
+                       rule_id="DATA-LIM-002", api="data")
+    counts = ledger.counts()
+    assert counts["DATA-ERR-006"][1] and counts["DATA-ERR-004"][1]
+    assert "DATA-ERR-007" not in counts and "DATA-ERR-005" not in counts
+
+
 def test_a_lasting_429_decides_nothing() -> None:
     body = {"message": ["slow down"], "error": "Too Many Requests", "statusCode": 429}
     with pytest.raises(SuiteError):
@@ -226,7 +270,7 @@ def test_case_run_continues_after_the_first_failure(client: RestClient) -> None:
     for chain in ("total", "mainnet", "testnet"):
         run.run(op.Case(path_parameters={"chainId": chain}))
     assert run.sent == 3 and len(run.violations) == 3
-    with pytest.raises(Violation, match="1 of 3 failing generated cases"):
+    with pytest.raises(Violation, match="1 of 3 violations in 3 generated cases"):
         run.finish()
 
 
@@ -256,3 +300,37 @@ def test_schemathesis_api_we_rely_on_is_still_there() -> None:
                              path_parameters=[{"chainId": "total"}]))
 def test_fuzzed_cases_keep_fixed_path_parameters(case: Any) -> None:
     assert sts.GeneratedRequest.of("metrics", case).path_parameters["chainId"] == "total"
+
+
+# One deviation, one rule: a member with a rule of its own is left out of the whole-body shape -------------------
+
+def test_a_price_value_as_a_number_breaks_its_own_rule_and_not_the_body_shape() -> None:
+    from conformance.checks import data as checks
+
+    body = {"nativeTokenBalance": {"chainId": "1", "balance": "10",
+                                   "price": {"currencyCode": "usd", "value": 112.98}}}
+    exchange = _exchange(200, body)
+    ledger = evidence.Ledger()
+    with evidence.recording(ledger):
+        checks.assert_route_shape("DATA-SHP-013", "getNativeBalance", body, exchange)
+        with pytest.raises(Violation) as raised:
+            checks.assert_format("DATA-SHP-018", "getNativeBalance", body, fmt="decimal", within="Price",
+                                 exchange=exchange, members=("value",))
+    assert raised.value.rule.id == "DATA-SHP-018"
+    assert ledger.counts()["DATA-SHP-013"] == [1, 0]
+
+
+def test_the_members_left_out_of_body_shapes_are_those_the_spec_gives_a_format() -> None:
+    from conformance.checks import data as checks
+
+    left_out = checks.own_rule_members()
+    assert ("Price", "value") in left_out and ("AssetAmount", "amount") in left_out
+    assert ("GenesisData", "timestamp") in left_out and ("Validator", "amountStaked") not in left_out
+
+
+def test_a_plain_page_size_is_inside_every_documented_maximum() -> None:
+    from conformance.checks import data as checks
+
+    for operation_id in checks.list_operations():
+        low, high, _ = checks.page_size_limits(operation_id)
+        assert low <= checks.plain_page_size(operation_id) < high

@@ -5,7 +5,8 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import find, given, settings, strategies as st
+from hypothesis.errors import NoSuchExample
 
 from conformance import specs
 from conformance.strategies import boundary_values, container_ranges, invalid_params, invalid_values, valid_params
@@ -45,15 +46,23 @@ def test_invalid_params_do_not_validate(api: str, method: str, data: st.DataObje
     assert not valid(api, method, case.params), case
 
 
-@pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
-def test_documented_refusals_carry_their_rule() -> None:
-    seen = set()
-    for _ in range(300):
-        case = invalid_params("index.getContainerRange", api="index").example()
-        seen.add((case.param, case.kind, case.rule))
-    assert ("numToFetch", "above", "RPC-IDX-004") in seen
-    assert ("encoding", "enum", "RPC-IDX-015") in seen
-    assert all(rule is None for param, kind, rule in seen if kind in ("type", "missing", "below"))
+# The strategies are built once per method, and `.example()` draws from a batch a strategy keeps: a search
+# (`find`) says whether a case can be drawn at all, whatever other tests drew before.
+SEARCH = settings(max_examples=1000, database=None, deadline=None)
+
+
+@pytest.mark.parametrize(("param", "kind", "rule"), [("numToFetch", "above", "RPC-IDX-004"),
+                                                     ("encoding", "enum", "RPC-IDX-015")])
+def test_documented_refusals_carry_their_rule(param: str, kind: str, rule: str) -> None:
+    case = find(invalid_params("index.getContainerRange", api="index"),
+                lambda c: (c.param, c.kind) == (param, kind), settings=SEARCH)
+    assert case.rule == rule
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=invalid_params("index.getContainerRange", api="index"))
+def test_refusals_the_documents_do_not_name_carry_no_rule(case: object) -> None:
+    assert case.kind not in ("type", "missing", "below") or case.rule is None, case  # type: ignore[attr-defined]
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,10 +73,11 @@ def test_other_enum_values_are_not_another_spelling_of_one(pair: tuple[object, s
 
 
 @pytest.mark.parametrize("method", ["index.getIndex", "index.isAccepted"])
-@pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
 def test_an_encoding_nothing_reads_is_not_a_documented_refusal(method: str) -> None:
-    cases = [invalid_params(method, api="index").example() for _ in range(100)]
-    assert {case.rule for case in cases if case.param == "encoding"} == {None}
+    with pytest.raises(NoSuchExample):
+        find(invalid_params(method, api="index"), lambda c: c.param == "encoding" and c.rule is not None,
+             settings=SEARCH)
+    find(invalid_params(method, api="index"), lambda c: c.param == "encoding", settings=SEARCH)
 
 
 def test_boundaries_are_present() -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+from conformance import evidence
 from conformance.clients.http import Exchange
 from conformance.errors import SuiteError, Violation
 from conformance.rules import load_catalogue
@@ -14,14 +15,21 @@ def fail(rule_id: str, summary: str, *, expected: str, received: Any, exchange: 
     if not rule.gating:
         raise SuiteError(f"{rule_id} is an observe rule: the suite records it and never fails a target on it")
     received_text = received if isinstance(received, str) else _short(received)
-    raise Violation(rule, summary, expected=expected, received=received_text, exchange=exchange)
+    violation = Violation(rule, summary, expected=expected, received=received_text, exchange=exchange)
+    evidence.broke(violation)
+    raise violation
 
 
 def check(condition: object, rule_id: str, summary: str, *, expected: str, received: Any,
           exchange: Exchange | None = None) -> None:
-    """Fails `rule_id` with `summary` unless `condition` holds."""
+    """Fails `rule_id` with `summary` unless `condition` holds; either way the rule has evidence."""
     if not condition:
         fail(rule_id, summary, expected=expected, received=received, exchange=exchange)
+    evidence.held(rule_id)
+
+
+held = evidence.held
+independently = evidence.independently
 
 
 def _short(value: Any, limit: int = 400) -> str:

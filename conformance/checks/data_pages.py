@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from conformance import pagination
-from conformance.checks import check, fail
+from conformance.checks import check, fail, held
 from conformance.checks.data import identity, items_of, number, out_of_order, served, unavailable
 from conformance.clients.http import Exchange
 
@@ -61,7 +61,11 @@ def assert_token_when_more(small: Exchange, small_body: Any, larger_count: int, 
 
 
 def assert_tokens_work(data_walk: DataWalk) -> None:
-    """Each nextPageToken of the walk returned the following page (DATA-PAG-005)."""
+    """Each nextPageToken of the walk returned the following page (DATA-PAG-005).
+
+    An empty or null token ends the list (the walk stops there, as on a page without one): the document never
+    calls it a token to follow, so it is never a page that "cannot be followed".
+    """
     walk = data_walk.walk
     if walk.stopped == pagination.NOT_SERVED and walk.pages:
         unavailable(walk.last)
@@ -72,17 +76,26 @@ def assert_tokens_work(data_walk: DataWalk) -> None:
         fail("DATA-PAG-005", f"a {data_walk.operation_id} page cannot be followed ({walk.stopped})",
              expected="a string nextPageToken that returns a JSON page", received=walk.last.text(300),
              exchange=walk.last)
+    if len(walk.pages) > 1:   # a token was followed and returned a page
+        held("DATA-PAG-005")
 
 
 def assert_last_page_has_no_token(data_walk: DataWalk) -> None:
     """The page that ends the list carries no token: a token whose page is empty and final was one too many
-    (DATA-PAG-004)."""
+    (DATA-PAG-004).
+
+    "List responses carry nextPageToken (string) when more data exists": a token that leads to an empty last
+    page was carried when no more data existed. An empty or null nextPageToken on the last page names no page:
+    the list ends there, as the walk reads it, and this rule holds.
+    """
     pages = data_walk.pages()
     for (exchange, _, token), (_, after_items, after_token) in zip(pages, pages[1:]):
-        if token is not None and not after_items and after_token is None:
+        if pagination.is_token(token) and not after_items and not pagination.is_token(after_token):
             fail("DATA-PAG-004", f"the last {data_walk.operation_id} page carries a nextPageToken",
                  expected="no nextPageToken on the page that ends the list",
                  received=f"nextPageToken {str(token)[:60]!r}, whose page is empty", exchange=exchange)
+    if data_walk.ended:
+        held("DATA-PAG-004")
 
 
 def assert_no_repeats(data_walk: DataWalk) -> None:
@@ -99,6 +112,8 @@ def assert_no_repeats(data_walk: DataWalk) -> None:
     if data_walk.walk.stopped == pagination.REPEATED_TOKEN:
         fail("DATA-PAG-006", f"a {data_walk.operation_id} nextPageToken repeats an earlier one",
              expected="each page once", received="a token already followed", exchange=data_walk.walk.last)
+    if len(data_walk.walk.pages) > 1:   # items of more than one page were compared
+        held("DATA-PAG-006")
 
 
 def _direction(descending: bool) -> str:
@@ -109,31 +124,42 @@ def assert_sorted_within_pages(data_walk: DataWalk, rule_id: str, key: Callable[
                                descending: bool, what: str) -> int:
     """Items of each page are in (non-strict) `what` order in the requested direction; returns keys compared."""
     compared = 0
+    pairs = 0
     for exchange, items, _ in data_walk.pages():
         keys = [number(key(item)) if isinstance(item, dict) else None for item in items]
         compared += sum(k is not None for k in keys)
+        pairs += sum(a is not None and b is not None for a, b in zip(keys, keys[1:]))
         index = out_of_order(keys, descending=descending)
         if index is not None:
             fail(rule_id, f"{data_walk.operation_id} items are not in {_direction(descending)} {what} order",
                  expected=f"{what} {_direction(descending)}",
                  received=f"item {index - 1} has {keys[index - 1]}, item {index} has {keys[index]}",
                  exchange=exchange)
+    if pairs:
+        held(rule_id)
     return compared
 
 
 def assert_sorted_across_pages(data_walk: DataWalk, key: Callable[[Any], Any], *, descending: bool,
-                               what: str) -> None:
-    """The first item of a page keeps the order after the last item of the page before (DATA-PAG-007)."""
+                               what: str, rule_id: str = "DATA-PAG-007") -> None:
+    """The first item of a page keeps the order after the last item of the page before (DATA-PAG-007, or the rule
+    of the sortBy whose order it is)."""
     pages = data_walk.pages()
+    compared = False
     for (_, before, _), (exchange, after, _) in zip(pages, pages[1:]):
         if not before or not after or not isinstance(before[-1], dict) or not isinstance(after[0], dict):
             continue
         keys = [number(key(before[-1])), number(key(after[0]))]
+        if None in keys:
+            continue
+        compared = True
         if out_of_order(keys, descending=descending) is not None:
-            fail("DATA-PAG-007", f"{data_walk.operation_id} order breaks at a page boundary",
+            fail(rule_id, f"{data_walk.operation_id} order breaks at a page boundary",
                  expected=f"{what} {_direction(descending)} across pages",
                  received=f"the last item of a page has {keys[0]}, the first of the next page has {keys[1]}",
                  exchange=exchange)
+    if compared:
+        held(rule_id)
 
 
 def assert_pages_follow(data_walk: DataWalk, one_page: list[Any]) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from conformance.checks import check, fail
+from conformance.checks import check, fail, held
 from conformance.clients.http import Exchange
 
 VERSION = "2.0"
@@ -75,6 +75,7 @@ def is_error(exchange: Exchange) -> bool:
 def expect_refusal(exchange: Exchange, rule_id: str, what: str) -> None:
     """Fails `rule_id` unless the call was refused (an error object, or an HTTP error status with no result)."""
     if is_error(exchange):
+        held(rule_id)
         return
     received = exchange.json()["result"] if exchange.is_json() and isinstance(exchange.json(), dict) \
         and "result" in exchange.json() else f"HTTP {exchange.status}: {exchange.text(200)}"

@@ -50,9 +50,8 @@ def check_member(rule_id: str, obj: Any, name: str, schema: dict[str, Any], *, a
               exchange=exchange)
         return
     errors = schema_errors(obj[name], schema, api=api)
-    if errors:
-        fail(rule_id, f"{what} carries {name} in the wrong form", expected=f"{name} as documented",
-             received=f"{name}={obj[name]!r}: {errors[0]}", exchange=exchange)
+    check(not errors, rule_id, f"{what} carries {name} in the wrong form", expected=f"{name} as documented",
+          received=f"{name}={obj[name]!r}: {errors[0] if errors else ''}", exchange=exchange)
 
 
 def check_members(rule_id: str, obj: Any, names: list[str] | tuple[str, ...], api: str, schema_name: str, *,

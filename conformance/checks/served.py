@@ -14,6 +14,7 @@ from conformance.checks import check
 from conformance.checks.envelope import is_response_object
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.concurrency import Once
 from conformance.rules import load_catalogue
 
 METHOD_NOT_FOUND = -32601
@@ -67,26 +68,28 @@ class ServedMethods:
     """One run's memo of what the target serves, and which test reports each thing it does not."""
 
     def __init__(self) -> None:
-        self._absent: dict[str, bool] = {}
+        # Single flight: tests running at once, and the workers of a run, probe a method once.
+        self._absent = Once(shared="methods served")
         self._reporters: dict[str, str] = {}
 
     def require(self, item: pytest.Item, method: str, client: JsonRpcClient) -> None:
         """Skips `item` when `method` is not served and another test reports it."""
-        if method not in self._absent:
-            self._absent[method] = method_not_found(client.call(method, probe_params(method)))
-        self._skip_unless_reporter(item, method, SERVED_RULES[method], f"{method} not served")
+        absent = self._absent.get((client.url, method),
+                                  lambda: method_not_found(client.call(method, probe_params(method))))
+        self._skip_unless_reporter(item, method, absent, SERVED_RULES[method], f"{method} not served")
 
     def require_evm_rpc(self, item: pytest.Item, client: JsonRpcClient) -> None:
         """Skips `item` when the EVM chain RPC path does not answer JSON-RPC at all (RPC-EVM-032 reports it)."""
-        if EVM_RPC not in self._absent:
+        def probe() -> bool:
             exchange = client.call("eth_chainId", [])
-            self._absent[EVM_RPC] = exchange.status == 404 or not is_response_object(exchange)
-        self._skip_unless_reporter(item, EVM_RPC, "RPC-EVM-032", "the EVM chain RPC does not answer JSON-RPC")
+            return exchange.status == 404 or not is_response_object(exchange)
+        absent = self._absent.get((client.url, EVM_RPC), probe)
+        self._skip_unless_reporter(item, EVM_RPC, absent, "RPC-EVM-032", "the EVM chain RPC does not answer JSON-RPC")
 
-    def _skip_unless_reporter(self, item: pytest.Item, key: str, rule_id: str, reason: str) -> None:
+    def _skip_unless_reporter(self, item: pytest.Item, key: str, absent: bool, rule_id: str, reason: str) -> None:
         """The reporter is the test carrying `rule_id` when the run selected one; otherwise the first test to ask,
         which runs and fails on its own rule."""
-        if not self._absent[key]:
+        if not absent:
             return
         if key not in self._reporters:
             carriers = [other.nodeid for other in item.session.items if _carries(other, rule_id)]

@@ -50,19 +50,21 @@ class RunFacts:
     gate: str = "standard"
     expectations_file: str | None = None
     aborted: str | None = None   # why no test ran (the target did not answer, …)
+    discovery: dict[str, Any] | None = None   # identifiers used, with sources, and the crawl that found them
 
 
-def rule_status(rule: Rule, carriers: list[TestOutcome], failures: list[TestOutcome],
+def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
                 observed: list[dict[str, Any]]) -> str:
-    if failures:
+    """A rule's verdict from the evidence its checks gathered; the tests that carry it only say whether it ran."""
+    if broke:
         return "fail"
+    if rule.level == "observe":
+        ran = any(test.outcome == "passed" for test in carriers)
+        return "observed" if ran or observed or held else ("skip" if carriers else "untested")
+    if held:
+        return "pass"
     if any(test.outcome == "error" for test in carriers):
         return "error"
-    ran = any(test.outcome == "passed" for test in carriers)
-    if rule.level == "observe":
-        return "observed" if ran or observed else ("skip" if carriers else "untested")
-    if ran:
-        return "pass"
     if carriers and all(test.outcome == "skipped" for test in carriers):
         return "skip"
     return "untested"
@@ -74,17 +76,15 @@ def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verd
     levels = GATES[gate]
     violated = errored = False
     tests = list(tests)
-    if not any(test.outcome in ("passed", "failed") or test.id in verdicts.excused for test in tests):
+    if not any(test.outcome in ("passed", "failed") or verdicts.excuses_test(test) for test in tests):
         errored = True
     for test in tests:
-        if test.id in verdicts.excused:
-            continue
         if test.outcome == "failed":
-            rule = (test.violation or {}).get("rule")
-            failed_levels = ({catalogue[rule].level} if rule in catalogue
-                             else {catalogue[r].level for r in test.rules if r in catalogue})
-            violated = violated or bool(failed_levels & set(levels))
-        elif test.outcome == "error":
+            for rule in test.broken_rules or test.rules:
+                if (test.id, rule) in verdicts.excused or rule not in catalogue:
+                    continue
+                violated = violated or catalogue[rule].level in levels
+        elif test.outcome == "error" and not verdicts.excuses_test(test):
             errored = True
     if violated or verdicts.expired:
         return EXIT_VIOLATION
@@ -94,14 +94,22 @@ def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verd
 def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, operations: OperationTimes,
           verdicts: Verdicts) -> dict[str, Any]:
     carriers: dict[str, list[TestOutcome]] = {}
-    failures: dict[str, list[TestOutcome]] = {}
+    failures: dict[str, list[dict[str, Any]]] = {}
     observations: dict[str, list[dict[str, Any]]] = {}
+    evidence: dict[str, list[int]] = {}
     for test in tests:
         for rule_id in test.rules:
             carriers.setdefault(rule_id, []).append(test)
-        if test.outcome == "failed":
-            for rule_id in _failed_rules(test):
-                failures.setdefault(rule_id, []).append(test)
+        for rule_id, (held, broke) in test.evidence.items():
+            pair = evidence.setdefault(rule_id, [0, 0])
+            pair[0] += held
+            pair[1] += broke
+        for violation in test.violations:
+            failures.setdefault(violation["rule"], []).append(_failure(test, violation))
+            # A violation raised outside a ledger (a cached fixture's) still counts once against its rule.
+            evidence.setdefault(violation["rule"], [0, 0])
+            if not evidence[violation["rule"]][1]:
+                evidence[violation["rule"]][1] = 1
         for seen in test.observations:
             observations.setdefault(seen["rule"], []).append({"test": test.id, "seen": seen.get("seen")})
 
@@ -109,30 +117,33 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
     for rule in catalogue:
         mine = carriers.get(rule.id, [])
         failed = failures.get(rule.id, [])
-        status = rule_status(rule, mine, failed, observations.get(rule.id, []))
+        held, broke = evidence.get(rule.id, [0, 0])
+        status = rule_status(rule, mine, held, broke, observations.get(rule.id, []))
         entry: dict[str, Any] = {
             "id": rule.id, "title": rule.title, "api": list(rule.apis), "level": rule.level,
             "source": {"doc": rule.doc, "section": rule.section}, "status": status,
+            "evidence": {"held": held, "broke": broke},
             "tests": [test.id for test in mine]}
         if rule.standard:
             entry["standard"] = rule.standard
         if rule.untestable:
             entry["untestable"] = rule.untestable
         if failed:
-            entry["failures"] = [_failure(test) for test in failed]
+            entry["failures"] = failed
         errors = [{"test": test.id, "message": test.message} for test in mine if test.outcome == "error"]
         if errors:
             entry["errors"] = errors
         if rule.id in observations:
             entry["observations"] = observations[rule.id]
-        blocked_by = sorted({t.violation["rule"] for t in mine if t.outcome == "failed" and t.violation
-                             and t.violation.get("rule") not in (None, rule.id)})
+        blocked_by = sorted({broken for t in mine if t.outcome == "failed" for broken in t.broken_rules
+                             if broken != rule.id})
         if blocked_by and status == "untested":
-            # Its tests stopped at another rule's violation before reaching it: say which, so an untested
-            # rule is not read as one the suite forgot.
+            # Its tests stopped at another rule's violation before any check of it ran: say which, so an
+            # untested rule is not read as one the suite forgot.
             entry["blocked_by"] = blocked_by
-        excuses = {verdicts.excused[t.id] for t in failed + [t for t in mine if t.outcome == "error"]
-                   if t.id in verdicts.excused}
+        excuses = {verdicts.excused[(f["test"], rule.id)] for f in failed if (f["test"], rule.id) in verdicts.excused}
+        excuses |= {verdicts.excused[(t.id, rule.id)] for t in mine
+                    if t.outcome == "error" and (t.id, rule.id) in verdicts.excused}
         if excuses and status in ("fail", "error"):
             entry["expected"] = sorted((e.to_json() for e in excuses), key=lambda e: e["expires"])
         rules.append(entry)
@@ -173,7 +184,16 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
         "tests": [test.to_json() for test in sorted(tests, key=lambda t: t.id)],
         "operations": operations.summary(),
         "expectations": verdicts.to_json(),
+        **_identifiers(facts.discovery),
     }
+
+
+def _identifiers(discovery: dict[str, Any] | None) -> dict[str, Any]:
+    """`identifiers` (each used: name, value, source) and `discovery` (the crawl's requests, what it missed)."""
+    if discovery is None:
+        return {}
+    return {"identifiers": discovery.get("identifiers", []),
+            "discovery": {k: v for k, v in discovery.items() if k != "identifiers"}}
 
 
 def first_problem(rule: dict[str, Any]) -> str:
@@ -183,13 +203,7 @@ def first_problem(rule: dict[str, Any]) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def _failed_rules(test: TestOutcome) -> list[str]:
-    rule = (test.violation or {}).get("rule")
-    return [rule] if rule else list(test.rules)
-
-
-def _failure(test: TestOutcome) -> dict[str, Any]:
-    violation = test.violation or {}
+def _failure(test: TestOutcome, violation: dict[str, Any]) -> dict[str, Any]:
     out = {"test": test.id, "summary": violation.get("summary", ""), "expected": violation.get("expected", ""),
            "received": violation.get("received", ""), "reproducer": violation.get("reproducer"),
            "message": test.message}

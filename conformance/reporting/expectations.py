@@ -22,10 +22,9 @@ class Expectation:
     test: str | None = None
 
     def matches(self, test: TestOutcome) -> bool:
-        """Whether this entry speaks of `test`: it carries (or failed) the rule, and the test ID fits when given."""
-        # A violation names the rule it broke; a passing or erroring test speaks of every rule it carries.
-        failed_rule = (test.violation or {}).get("rule")
-        if (self.rule != failed_rule) if failed_rule else (self.rule not in test.rules):
+        """Whether this entry speaks of `test`: it carries the rule, broke it or checked it, and the test ID fits
+        when given."""
+        if self.rule not in test.rules and self.rule not in test.broken_rules and self.rule not in test.evidence:
             return False
         if self.test is None:
             return True
@@ -90,13 +89,22 @@ def _entry(item: Any, number: int, where: str, catalogue: Catalogue) -> Expectat
 class Verdicts:
     """What the expectations made of a run."""
 
-    excused: dict[str, Expectation] = field(default_factory=dict)     # test ID -> the entry that excuses it
+    #: (test ID, rule ID) -> the entry that excuses that test's violation of (or error on) that rule
+    excused: dict[tuple[str, str], Expectation] = field(default_factory=dict)
     expired: list[Expectation] = field(default_factory=list)
     unexpected_passes: list[Expectation] = field(default_factory=list)
     unused: list[Expectation] = field(default_factory=list)            # nothing in the run spoke of them
 
+    def excuses_test(self, test: TestOutcome) -> bool:
+        """Whether every problem of a failed or erroring test is excused."""
+        if test.outcome == "failed":
+            return all((test.id, rule) in self.excused for rule in test.broken_rules or test.rules)
+        if test.outcome == "error":
+            return any((test.id, rule) in self.excused for rule in test.rules)
+        return False
+
     def to_json(self) -> dict[str, Any]:
-        return {"expected_failures": [{"test": test, **entry.to_json()} for test, entry in self.excused.items()],
+        return {"expected_failures": [{**entry.to_json(), "test": test} for (test, _), entry in self.excused.items()],
                 "expired": [e.to_json() for e in self.expired],
                 "unexpected_passes": [e.to_json() for e in self.unexpected_passes],
                 "unused": [e.to_json() for e in self.unused]}
@@ -110,11 +118,14 @@ def apply(entries: Iterable[Expectation], tests: Iterable[TestOutcome], today: d
             verdicts.expired.append(entry)
             continue
         concerned = [test for test in tests if entry.matches(test)]
-        failing = [test for test in concerned if test.outcome in ("failed", "error")]
+        # Each violation stays under its own rule: an entry excuses its rule's, never the other rules' of a test.
+        failing = [test for test in concerned if entry.rule in test.broken_rules
+                   or (test.outcome == "error" and entry.rule in test.rules)]
         for test in failing:
-            verdicts.excused.setdefault(test.id, entry)
+            verdicts.excused.setdefault((test.id, entry.rule), entry)
         if not failing:
-            if any(test.outcome == "passed" for test in concerned):
+            if any(test.outcome != "skipped" and (test.evidence.get(entry.rule, [0])[0] or test.outcome == "passed")
+                   for test in concerned):
                 verdicts.unexpected_passes.append(entry)
             else:
                 verdicts.unused.append(entry)

@@ -26,7 +26,8 @@ MARKS = {"pass": "✓", "fail": "✗", "error": "!", "skip": "–", "untested": 
 VERDICTS = {"conformant": "✓ Conformant", "violations": "✗ Violations: the target broke at least one rule",
             "untestable": "! Could not be tested"}
 SECTIONS = (("scores", "Scores"), ("matrix", "Rules"), ("failures", "Failures"), ("errors", "Errors"),
-            ("observations", "Observations"), ("expectations", "Expectations"), ("operations", "Operations"))
+            ("observations", "Observations"), ("expectations", "Expectations"), ("identifiers", "Identifiers"),
+            ("operations", "Operations"))
 
 _COLOURS = {"pass": "#d5f0d8", "fail": "#f9d0cc", "error": "#fde2b8", "skip": "#e6e6e6",
             "untested": "#f3f3f3", "observed": "#d6e6f8"}
@@ -193,8 +194,10 @@ def _matrix(report: dict[str, Any]) -> str:
             rows.append(f'<tr id="rule-{rid}" data-rule="{rid}" data-status="{_e(status)}" '
                         f'data-level="{_e(rule.get("level"))}"><th scope="row">{label}</th>'
                         f'<td>{_e(rule.get("level"))}</td><td>{_e(rule.get("title"))}{notes}</td>'
-                        f'<td>{_badge(status, bool(rule.get("expected")))}</td><td>{_source(rule)}</td></tr>')
-        table = _table(f"{_e(api)}: {_count(len(mine), 'rule')}", ["Rule", "Level", "Title", "Status", "Source"],
+                        f'<td>{_badge(status, bool(rule.get("expected")))}</td><td>{_evidence(rule)}</td>'
+                        f'<td>{_source(rule)}</td></tr>')
+        table = _table(f"{_e(api)}: {_count(len(mine), 'rule')}",
+                       ["Rule", "Level", "Title", "Status", "Checks held / broke", "Source"],
                        rows, attrs=f' data-api="{_e(api)}"')
         if api in tested:
             parts.append(table)
@@ -207,6 +210,11 @@ def _matrix(report: dict[str, Any]) -> str:
         parts.append(f"<details><summary>APIs not tested in this run: {names} ({_count(total, 'rule')})</summary>"
                      + "".join(table for _, _, table in untested_apis) + "</details>")
     return f'<section id="matrix"><h2>Rules</h2>{"".join(parts)}</section>'
+
+
+def _evidence(rule: dict[str, Any]) -> str:
+    counts = rule.get("evidence") or {}
+    return f'{_e(counts.get("held", 0))} / {_e(counts.get("broke", 0))}'
 
 
 def _rule_heading(rule: dict[str, Any], prefix: str) -> str:
@@ -306,6 +314,21 @@ def _expectations(report: dict[str, Any]) -> str:
     return f'<section id="expectations"><h2>Expectations</h2>{"".join(parts)}</section>'
 
 
+def _identifiers(report: dict[str, Any]) -> str:
+    """Each identifier the tests used, its value and where it came from: given, or the answer it was read from."""
+    found, crawl = report.get("identifiers") or [], report.get("discovery") or {}
+    rows = [f'<tr><th scope="row"><code>{_e(i.get("name"))}</code></th><td><code>{_e(_clip(i.get("value"), 120))}</code>'
+            f'</td><td>{_e(i.get("source"))}' + (f' <code>{_e(i["request"])}</code>' if i.get("request") else "")
+            + (f' at <code>{_e(i["pointer"])}</code>' if i.get("pointer") else "") + "</td></tr>" for i in found]
+    lead = (f"<p>Discovery sent {_e(crawl.get('requests', 0))} of at most {_e(crawl.get('budget'))} requests.</p>"
+            if crawl.get("ran") else "<p>No identifier had to be discovered.</p>")
+    body = _table("Identifiers the tests used and their sources", ["Name", "Value", "Source"], rows) if rows else ""
+    missing = "".join(f"<li><code>{_e(m.get('name'))}</code>: {_e(m.get('searched'))}</li>"
+                      for m in crawl.get("missing") or [])
+    body += f"<p>Not found (their tests skip):</p><ul>{missing}</ul>" if missing else ""
+    return f'<section id="identifiers"><h2>Identifiers</h2>{lead}{body}</section>'
+
+
 def _operations(report: dict[str, Any]) -> str:
     rows = [f'<tr><td>{_e(op.get("api"))}</td><th scope="row"><code>{_e(op.get("operation"))}</code></th>'
             + "".join(f'<td class="n">{_e(op.get(key))}</td>' for key in ("requests", "median_ms", "p95_ms", "max_ms"))
@@ -319,7 +342,7 @@ def _operations(report: dict[str, Any]) -> str:
 def render(report: dict[str, Any]) -> str:
     """The whole page as one string: no external resource, content rendered here, a tiny optional filter."""
     body = "".join(part(report) for part in (_header, _scores, _matrix, _failures, _errors, _observations,
-                                             _expectations, _operations))
+                                             _expectations, _identifiers, _operations))
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -13,6 +13,20 @@ def _fence(text: str) -> str:
     return "```sh\n" + text.replace("```", "` ` `") + "\n```"
 
 
+def _identifiers(report: dict[str, Any]) -> list[str]:
+    """One line on the identifiers used (given, discovered and in how many requests, missing), their table folded."""
+    found, crawl = report.get("identifiers") or [], report.get("discovery") or {}
+    if not found and not crawl.get("missing"):
+        return []
+    given = sum(i.get("source") == "given" for i in found)
+    line = (f"Identifiers: {len(found) - given} discovered in {crawl.get('requests', 0)} requests, {given} given"
+            + (f" · not found: {', '.join(m['name'] for m in crawl['missing'])}" if crawl.get("missing") else ""))
+    rows = [f"| `{i['name']}` | `{i['value']}` | {i['source']}" + (f" `{i['pointer']}`" if i.get("pointer") else "")
+            + " |" for i in found]
+    return [line, "", "<details><summary>identifiers and their sources</summary>", "", "| name | value | source |",
+            "|---|---|---|", *rows, "", "</details>", ""]
+
+
 def render(report: dict[str, Any]) -> str:
     summary, suite, target = report["summary"], report["suite"], report["target"]
     where = "the embedded reference target" if target["reference"] else ", ".join(
@@ -26,6 +40,7 @@ def render(report: dict[str, Any]) -> str:
               f"{summary['skipped']} skipped"
               + (f", {summary['expected_failures']} expected failures" if summary["expected_failures"] else "")
               + f" · {summary['requests']} requests", ""]
+    lines += _identifiers(report)
     if report["apis"]:
         lines += ["| API | score (required rules passed / tested) | " + " | ".join(STATUSES) + " | operations |",
                   "|---|---|" + "---|" * len(STATUSES) + "---|"]
@@ -44,8 +59,10 @@ def render(report: dict[str, Any]) -> str:
             excused = " *(expected)*" if rule.get("expected") else ""
             first = (rule.get("failures") or rule.get("errors") or [{}])[0]
             what = first_problem(rule)
+            counts = rule.get("evidence") or {}
             lines.append(f"- **{rule['id']}** ({rule['level']}, {rule['status']}){excused}: {rule['title']}"
-                         + (f" — {what}" if what else ""))
+                         + (f" — {what}" if what else "")
+                         + f" · checks held {counts.get('held', 0)}, broke {counts.get('broke', 0)}")
             if first.get("reproducer"):
                 lines += ["  <details><summary>reproduce</summary>", "", "  " + _fence(first["reproducer"])
                           .replace("\n", "\n  "), "", "  </details>"]

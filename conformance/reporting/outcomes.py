@@ -11,6 +11,8 @@ RULES_KEY = "rule"                          # one user property per rule a test 
 OUTCOME_KEY = "conformance_outcome"         # "violation" | "suite-error" on failed tests
 VIOLATION_KEY = "conformance_violation"     # JSON: rule, summary, expected, received, reproducer
 OBSERVATION_KEY = "observation"             # JSON: rule, seen
+VIOLATIONS_KEY = "conformance_violations"   # JSON: every violation of a failed test, the headline first
+EVIDENCE_KEY = "conformance_evidence"       # JSON: rule -> [checks held, checks broken] in one phase
 
 
 def test_id(nodeid: str) -> str:
@@ -26,15 +28,26 @@ class TestOutcome:
     rules: list[str] = field(default_factory=list)
     outcome: str = "passed"             # passed | failed | error | skipped
     duration_s: float = 0.0
-    violation: dict[str, Any] | None = None
+    violation: dict[str, Any] | None = None          # the headline of a failed test
+    violations: list[dict[str, Any]] = field(default_factory=list)   # all of them, each under its own rule
     message: str = ""                   # the failure or error as reported, or the reason of a skip
     observations: list[dict[str, Any]] = field(default_factory=list)
+    evidence: dict[str, list[int]] = field(default_factory=dict)      # rule -> [held, broke]
+
+    @property
+    def broken_rules(self) -> list[str]:
+        """The rules this test found broken, in the order it found them."""
+        return list(dict.fromkeys(v["rule"] for v in self.violations if v.get("rule")))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "outcome": self.outcome, "rules": self.rules,
                                "duration_s": round(self.duration_s, 4)}
+        if self.evidence:
+            out["evidence"] = {rule: {"held": held, "broke": broke} for rule, (held, broke) in self.evidence.items()}
         if self.violation:
             out["violation"] = self.violation
+        if len(self.violations) > 1:
+            out["violations"] = self.violations
         if self.message:
             out["message"] = self.message
         return out
@@ -58,11 +71,18 @@ class OutcomeRecorder:
                 seen = json.loads(value)
                 if seen not in test.observations:
                     test.observations.append(seen)
+            elif key == EVIDENCE_KEY:
+                for rule, (held, broke) in json.loads(value).items():
+                    pair = test.evidence.setdefault(rule, [0, 0])
+                    pair[0] += held
+                    pair[1] += broke
         if report.failed:
             kinds = dict(properties)
-            if kinds.get(OUTCOME_KEY) == "violation" and report.when == "call":
+            if kinds.get(OUTCOME_KEY) == "violation" and report.when in ("setup", "call"):
                 test.outcome = "failed"
                 test.violation = json.loads(kinds[VIOLATION_KEY]) if VIOLATION_KEY in kinds else None
+                test.violations = (json.loads(kinds[VIOLATIONS_KEY]) if VIOLATIONS_KEY in kinds
+                                   else [test.violation] if test.violation else [])
             elif test.outcome != "failed":
                 test.outcome = "error"
             if not test.message:

@@ -8,6 +8,7 @@ other invalid params are undocumented, so only the JSON-RPC envelope of the answ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -139,8 +140,26 @@ def _params(method: str, api: str) -> tuple[list[dict[str, Any]], bool]:
     return found["params"], found.get("paramStructure") == "by-position"
 
 
+def _frozen(fixed: dict[str, Any] | None) -> tuple[tuple[str, Any], ...] | None:
+    """`fixed` as a key of the strategy caches, None when a value cannot be one."""
+    items = tuple(sorted((fixed or {}).items()))
+    try:
+        hash(items)
+    except TypeError:
+        return None
+    return items
+
+
 def valid_params(method: str, *, api: str, fixed: dict[str, Any] | None = None) -> st.SearchStrategy[Any]:
-    """Params of `method` valid against its OpenRPC params; `fixed` pins members the target must supply (IDs)."""
+    """Params of `method` valid against its OpenRPC params; `fixed` pins members the target must supply (IDs).
+
+    Built once for each method and `fixed` (a test draws from it once for each example)."""
+    key = _frozen(fixed)
+    return _valid_params(method, api, key) if key is not None else _valid_params.__wrapped__(method, api, fixed)
+
+
+@lru_cache(maxsize=256)
+def _valid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[Any]:
     fixed = dict(fixed or {})
     params, positional = _params(method, api)
     members = {p["name"]: st.just(fixed[p["name"]]) if p["name"] in fixed else values(p["schema"], api=api)
@@ -154,7 +173,16 @@ def valid_params(method: str, *, api: str, fixed: dict[str, Any] | None = None) 
 
 
 def invalid_params(method: str, *, api: str, fixed: dict[str, Any] | None = None) -> st.SearchStrategy[InvalidCase]:
-    """Params of `method` with one member invalid or one required member missing, the rest valid."""
+    """Params of `method` with one member invalid or one required member missing, the rest valid.
+
+    Built once for each method and `fixed` (a test draws from it once for each example)."""
+    key = _frozen(fixed)
+    return _invalid_params(method, api, key) if key is not None else _invalid_params.__wrapped__(method, api, fixed)
+
+
+@lru_cache(maxsize=256)
+def _invalid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[InvalidCase]:
+    fixed = dict(fixed or {})
     params, positional = _params(method, api)
     if not params:
         raise ValueError(f"{method} has no params to make invalid")
@@ -164,17 +192,28 @@ def invalid_params(method: str, *, api: str, fixed: dict[str, Any] | None = None
         word = _KIND_WORDS.get(kind)
         return next((e["rule"] for e in errors if word and e["when"].split()[0] == name and word in e["when"]), None)
 
+    base_params = valid_params(method, api=api, fixed=fixed)
+    targets = st.sampled_from(params)
+    # Each param's strategies are built when first drawn (a param with no invalid value fails only when chosen).
+    invalid_of: dict[str, st.SearchStrategy[tuple[Any, str]]] = {}
+    valid_of: dict[str, st.SearchStrategy[Any]] = {}
+
     @st.composite
     def cases(draw: st.DrawFn) -> InvalidCase:
-        base = draw(valid_params(method, api=api, fixed=fixed))
-        target = draw(st.sampled_from(params))
+        base = draw(base_params)
+        target = draw(targets)
         name = target["name"]
         if target.get("required") and not positional and draw(st.booleans()):
             return InvalidCase({k: v for k, v in base.items() if k != name}, name, "missing", None)
-        value, kind = draw(invalid_values(target["schema"], api=api))
+        if name not in invalid_of:
+            invalid_of[name] = invalid_values(target["schema"], api=api)
+        value, kind = draw(invalid_of[name])
         if positional:
             position = params.index(target)
-            valid = list(base) + [draw(values(p["schema"], api=api)) for p in params[len(base):position]]
+            for p in params[len(base):position]:
+                if p["name"] not in valid_of:
+                    valid_of[p["name"]] = values(p["schema"], api=api)
+            valid = list(base) + [draw(valid_of[p["name"]]) for p in params[len(base):position]]
             return InvalidCase(valid[:position] + [value] + valid[position + 1:], name, kind, documented(name, kind))
         return InvalidCase({**base, name: value}, name, kind, documented(name, kind))
     return cases()

@@ -242,6 +242,7 @@ PROBES: dict[str, Any] = {
     "EvmChainIdRefused": f"{V2}/txCount?pageSize=1",
     "NextPageTokenNeverIssued": f"{V2}/txCount?pageSize=2",
     "NextPageTokenOnLastPage": f"{V2}/txCount?startTimestamp=1780000000&endTimestamp=1780200000",
+    "LastPageTokenEmpty": f"{V2}/txCount?startTimestamp=1780000000&endTimestamp=1780200000",
     "PageAfterTokenSkipsAPoint": [f"{V2}/txCount?pageSize=2", f"{V2}/txCount?pageSize=2&pageToken={{token}}"],
     "PageTokenCursorInclusive": [f"{V2}/txCount?pageSize=2", f"{V2}/txCount?pageSize=2&pageToken={{token}}"],
     "PageOverfullByOne": f"{V2}/txCount?pageSize=2",

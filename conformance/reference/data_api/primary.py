@@ -47,7 +47,7 @@ def list_utxos(svc: DataService, call: RestCall) -> dict[str, Any]:
     order = params.sort_order(call, "desc")
     owners = list(addresses)
     if deviates("utxo-owner-ignored"):
-        owners.append(svc.world.data.pool(net)[0])
+        owners += svc.world.data.pool(net)[:3]
     with svc.world.lock:
         records = [u for a in owners for u in svc.world.data.utxos(net, chain, a)
                    if u.amount >= (min_amount or 0) and (include_spent or not u.spent)

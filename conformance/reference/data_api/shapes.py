@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.reference import ids
+from conformance.reference.data_api import accounts
 from conformance.reference.data_api.world import (
     AVAX_ASSET_IDS, CHAIN_IDS, CHAIN_NAMES, L1_TYPES, NETWORK_NAMES, PRIMARY_NETWORK_ID, Block, DataWorld, Tx,
     Utxo, Validation,
@@ -31,7 +32,8 @@ def utxo(data: DataWorld, net: str, chain: str, u: Utxo) -> dict[str, Any]:
     staked = chain == "p" and u.index % 5 == 0
     out: dict[str, Any] = {
         "addresses": [u.owner], "asset": asset(data, net, u.asset, u.amount),
-        "createdOnChainId": chain_id, "consumedOnChainId": chain_id, "utxoId": u.utxo_id,
+        "createdOnChainId": accounts.created_on(data, net, chain, u.ts), "consumedOnChainId": chain_id,
+        "utxoId": u.utxo_id,
         "utxoBytes": ids.hex_hash(data.seed, "utxo-bytes", u.utxo_id), "amount": str(u.amount), "assetId": u.asset,
         "blockNumber": str(data.height(chain, u.ts)), "blockTimestamp": u.ts, "platformLocktime": 0,
         "outputIndex": u.index % 4, "stakeableLocktime": 0, "staked": staked, "threshold": 1,
@@ -54,6 +56,7 @@ def transaction(data: DataWorld, net: str, chain: str, tx: Tx) -> dict[str, Any]
     d = ids.digest(data.seed, net, chain, "tx-body", tx.index)
     avax = AVAX_ASSET_IDS[net]
     owners = sorted(a for a in tx.addresses if not a.startswith("0x"))
+    evm_owners = sorted(a for a in tx.addresses if a.startswith("0x"))   # C-Chain atomic: the 0x address credited
     amount = 1_000_000 + int.from_bytes(d[:5], "big")
     fee = 1_000_000
 
@@ -65,7 +68,8 @@ def transaction(data: DataWorld, net: str, chain: str, tx: Tx) -> dict[str, Any]
     out: dict[str, Any] = {
         "txHash": tx.tx_hash, "txType": tx.tx_type, "blockTimestamp": tx.ts,
         "blockNumber": str(data.height(chain, tx.ts)), "blockHash": ids.cb58_id(data.seed, net, chain, "blk", tx.index),
-        "consumedUtxos": [consumed], "emittedUtxos": [made(k, owner, amount // len(owners)) for k, owner in enumerate(owners)],
+        "consumedUtxos": [consumed], "emittedUtxos": [made(k, owner, amount // len(owners)) for k, owner in
+                                                      enumerate(owners + evm_owners)],
         "sourceChain": CHAIN_IDS[net][chain], "destinationChain": CHAIN_IDS[net][chain],
         "value": [asset(data, net, avax, amount)], "amountBurned": [asset(data, net, avax, fee)],
         "amountStaked": [], "amountL1ValidatorBalanceBurned": [], "memo": "",
@@ -147,6 +151,7 @@ def blockchain(data: DataWorld, net: str, i: int) -> dict[str, Any]:
         g = genesis(data, net, "blockchain", i)
         if own:
             g["config"]["chainId"] = data.world.evm_chain_id
+            g["alloc"] = accounts.genesis_alloc(data)
         out.update(evmChainId=g["config"]["chainId"], genesisData=g)
     return out
 

@@ -20,6 +20,9 @@ class Fault:
     breaks: ClassVar[tuple[str, ...]] = ()
     #: Rule IDs whose tests may also fail as a side effect (kept apart from `breaks`, which must fail).
     also: ClassVar[tuple[str, ...]] = ()
+    #: A form real implementations answer that contradicts the documents: it must fail `breaks` and leave every
+    #: other rule's verdict as it is on the clean reference (tests/test_real_forms.py proves it).
+    real: ClassVar[bool] = False
 
     @property
     def name(self) -> str:
@@ -82,4 +85,4 @@ def _bind(method: Callable, proceed: Callable) -> Callable:
 
 
 # Importing the modules registers their faults.
-from conformance.reference.faults import node, data, metrics  # noqa: E402,F401
+from conformance.reference.faults import node, data, metrics, chains  # noqa: E402,F401

@@ -1,6 +1,7 @@
 """Faults that break rules of the data catalogue."""
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Callable, ClassVar
 
@@ -99,6 +100,8 @@ class _Mutate(_DataFault):
     def handle(self, call: RestCall, proceed: RestProceed) -> HttpReply:
         reply = proceed(call)
         if reply.status == 200 and isinstance(reply.body, dict):
+            # The service serves some items from its cache: change a copy, so a later answer is changed once.
+            reply.body = copy.deepcopy(reply.body)
             self.mutate(reply.body)
         return reply
 
@@ -339,7 +342,6 @@ class AssetAmountInWholeUnits(_Mutate):
 class CurrencyCodeUpperCase(_Mutate):
     """Price currency codes are written in upper case (USD)."""
     breaks = ("DATA-SHP-017",)
-    also = ("DATA-SEM-013", "DATA-DEF-014", "DATA-DEF-015", "DATA-DEF-016")
     routes = PRICED
 
     def mutate(self, body: dict[str, Any]) -> None:
@@ -354,6 +356,17 @@ class PriceValueScientific(_Mutate):
 
     def mutate(self, body: dict[str, Any]) -> None:
         _walk(body, lambda o: o.update(value=f"{float(o['value']):e}") if "currencyCode" in o else None)
+
+
+@register
+class PriceValueIsNumber(_Mutate):
+    """Price values are written as JSON numbers (112.98) instead of decimal strings, as the real service does."""
+    breaks = ("DATA-SHP-018",)
+    real = True
+
+    def mutate(self, body: dict[str, Any]) -> None:
+        _walk(body, lambda o: o.update(value=float(o["value"])) if "currencyCode" in o and isinstance(
+            o.get("value"), str) else None)
 
 
 @register
@@ -426,6 +439,22 @@ for _name, _rule, _route, _max in (
         ("VerticesPageSizeOverMaxServed", "DATA-LIM-012", VERTICES, 100),
         ("BlocksPageSizeOverMaxServed", "DATA-LIM-013", BLOCKS, 100)):
     _page_size_fault(_name, _rule, _route, _max)
+
+
+@register
+class UtxosPageSizeCappedAt100(_DataFault):
+    """listUtxos refuses pageSize above 100 with a 400, below its documented maximum of 1024, as the real service
+    does."""
+    breaks = ("DATA-LIM-001",)
+    real = True
+    routes = (UTXOS,)
+    cap: ClassVar[int] = 100
+
+    def handle(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        raw = _query(call, "pageSize")
+        if raw is not None and raw.isdigit() and int(raw) > self.cap:
+            return _error(400, f"pageSize must not be greater than {self.cap}")
+        return proceed(call)
 
 
 class _Clamp(_Rewrite):
@@ -782,8 +811,9 @@ class ErrorServedAsHtml(_Errors):
 
 @register
 class ErrorMessageIsList(_Errors):
-    """Error bodies carry message as a list of strings."""
+    """Error bodies carry message as a list of strings, as the real service does for a 400."""
     breaks = ("DATA-ERR-003",)
+    real = True
 
     def error(self, reply: HttpReply) -> HttpReply:
         reply.body["message"] = [reply.body["message"]]

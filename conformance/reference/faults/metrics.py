@@ -206,7 +206,6 @@ class ValueAsDecimalString(_Results):
     """The metric route writes each value as a decimal string."""
 
     breaks = ("MET-SHP-002",)
-    also = ("MET-SHP-005", "MET-SHP-006")
 
     def change(self, point: dict[str, Any]) -> dict[str, Any]:
         return {**point, "value": str(point["value"])}
@@ -769,6 +768,21 @@ class NextPageTokenOnLastPage(Fault):
 
 
 @register
+class LastPageTokenEmpty(Fault):
+    """The last page of a metric carries "nextPageToken": "" instead of leaving the member out, as the real service
+    does."""
+
+    breaks = ("MET-SHP-004",)
+    real = True
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        reply = proceed(call)
+        if _metric(call) and _ok(reply) and "nextPageToken" not in reply.body:
+            reply.body["nextPageToken"] = ""
+        return reply
+
+
+@register
 class PageAfterTokenSkipsAPoint(Fault):
     """Each page reached through a token drops its first point (an exclusive cursor applied twice)."""
 
@@ -857,9 +871,10 @@ class _ErrorBody(Fault):
 
 @register
 class ErrorMessageIsString(_ErrorBody):
-    """Error bodies carry message as one string instead of an array of strings."""
+    """Error bodies carry message as one string instead of an array of strings, as the real service does."""
 
     breaks = ("MET-ERR-001",)
+    real = True
 
     def change(self, reply: HttpReply) -> None:
         reply.body["message"] = "; ".join(reply.body["message"])

@@ -362,6 +362,27 @@ class EndpointAliasNotRouted(_AliasTracker):
 
 
 @register
+class AliasBelowRouteBaseRoutesNothing(_AliasTracker):
+    """admin.alias of a path below a chain's route base (bc/<id>/rpc) answers {} but routes nothing there.
+
+    Nodes register a chain's APIs under the base bc/<id> and alias bases only: an alias of bc/<id> serves
+    /ext/<alias>/rpc, one of bc/<id>/rpc is accepted and leaves /ext/<alias> unanswered.
+    """
+
+    breaks = ("RPC-ADM-003",)
+    real = True
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        parts = str(_params(call).get("endpoint", "")).strip("/").split("/")
+        if call.method == "admin.alias" and len(parts) > 2 and parts[0] == "bc":
+            return super().rpc(call, proceed)
+        return proceed(call)
+
+    def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
+        return _not_found() if _requested() in self.aliases else proceed(request)
+
+
+@register
 class AliasMovesEndpoint(_AliasTracker):
     """After admin.alias the API answers only at /ext/<alias>; its original path answers 404."""
 
@@ -703,6 +724,19 @@ class RangeZeroFetchesOne(Fault):
 
 
 @register
+class ZeroToFetchRefused(Fault):
+    """index.getContainerRange refuses numToFetch 0 as outside [1, 1024], wherever startIndex points."""
+
+    breaks = ("RPC-IDX-002", "RPC-IDX-006")
+    real = True
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]
+            return _error(call, SERVER_ERROR, "numToFetch must be in [1,1024]")
+        return proceed(call)
+
+
+@register
 class RangeMaxOffByOne(Fault):
     """index.getContainerRange rejects numToFetch 1024 (the bound is exclusive)."""
 
@@ -767,11 +801,10 @@ class RangePastEndRejected(Fault):
 
 @register
 class RangeWrappedInObject(_Result):
-    """index.getContainerRange returns an object {containers, numFetched} instead of an array."""
+    """index.getContainerRange returns an object {containers, numFetched} instead of an array, as nodes do."""
 
     breaks = ("RPC-IDX-008",)
-    also = ("RPC-IDX-001", "RPC-IDX-007", "RPC-IDX-019", "RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012",
-            "RPC-IDX-013", "RPC-IDX-014", "RPC-IDX-027")
+    real = True
     methods = ("index.getContainerRange",)
 
     def patch(self, result: Any, call: RpcCall) -> Any:
@@ -846,6 +879,28 @@ class EncodingNotChecked(Fault):
         if call.api == "index" and isinstance(call.params, dict) and "encoding" in call.params:
             call = call.with_(params={**call.params, "encoding": "hex"})
         return proceed(call)
+
+
+@register
+class HexVariantsAccepted(Fault):
+    """The Index API also takes the encodings "hexc" and "hexnc" (hex without checksum), as nodes do."""
+
+    breaks = ("RPC-IDX-015",)
+    real = True
+    variants = ("hexc", "hexnc")
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        encoding = _params(call).get("encoding")
+        if call.api != "index" or encoding not in self.variants:
+            return proceed(call)
+        reply = proceed(call.with_(params={**_params(call), "encoding": "hex"}))
+        if call.method in CONTAINER_METHODS and reply is not None and reply.get("result") is not None:
+            found = reply["result"] = copy.deepcopy(reply["result"])
+            for container in found if isinstance(found, list) else [found]:
+                container["encoding"] = encoding
+                if encoding == "hexnc":  # the 4-byte checksum hex carries is left out
+                    container["bytes"] = container["bytes"][:-8]
+        return reply
 
 
 @register

@@ -48,8 +48,11 @@ class EthApi:
         self.world = service.world
         self.chain: EvmChain = service.world.node.evm
         seed = self.chain.seed
-        self.accounts = [ids.evm_address(seed, "account", k) for k in range(8)]
-        self.contracts = [ids.evm_address(seed, "contract", k) for k in range(3)]
+        # The same wallet, peers and ERC-20 contracts the Data API names for this chain: its logs lead a crawl of
+        # the node to identifiers the Data API knows.
+        chain, data = str(service.world.evm_chain_id), service.world.data
+        self.accounts = [data.wallet(chain)] + [ids.evm_address(seed, chain, "peer", k) for k in range(7)]
+        self.contracts = [data.erc20(chain, k) for k in range(3)]
 
     def standard_methods(self) -> dict[str, Any]:
         return {

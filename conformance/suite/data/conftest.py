@@ -19,6 +19,7 @@ from conformance.checks import data as checks
 from conformance.checks.data_pages import DataWalk
 from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
+from conformance.concurrency import Once
 from conformance.profiles import Profile
 from conformance.session import Endpoints
 
@@ -28,11 +29,13 @@ EXHAUSTIVE = pytest.mark.exhaustive
 #: Pages a walk may fetch in a profile that is not exhaustive.
 QUICK_PAGES = 2
 
-#: Identifiers the API cannot list, given with --sample NAME=VALUE (the reference advertises its own).
+#: The identifiers tests need: discovered by the crawl before the tests (conformance.discovery), or given with
+#: --sample NAME=VALUE, which always wins.
 SAMPLES = {
     "network": "data_network",                   # the network the samples live on (default mainnet)
     "p_chain_address": "data_p_chain_address",   # a P-Chain address with transactions and UTXOs
     "x_chain_address": "data_x_chain_address",   # an X-Chain address with UTXOs of more than one asset
+    "c_chain_address": "data_c_chain_address",   # an address with C-Chain atomic UTXOs
     "c_chain_evm_address": "data_c_chain_evm_address",  # a 0x address with C-Chain atomic transactions
     "evm_address": "data_evm_address",           # an EVM address with ERC-20/721/1155 balances and transfers
     "erc20_contract": "data_erc20_contract",     # an ERC-20 token contract with transfers
@@ -84,7 +87,8 @@ class DataApi:
         self.rest = rest
         self.endpoints = endpoints
         self.profile = profile
-        self._sent: dict[str, Exchange] = {}
+        # Single flight: tests running at once, and the workers of a run, send an identical request once.
+        self._sent = Once(shared=f"data-once {rest.base_url}")
 
     @property
     def exhaustive(self) -> bool:
@@ -101,7 +105,7 @@ class DataApi:
     def need(self, name: str) -> str:
         value = self.sample(name)
         if value is None:
-            pytest.skip(f"needs an identifier the API cannot list: pass --sample {SAMPLES[name]}=VALUE")
+            pytest.skip(self.endpoints.missing(SAMPLES[name]))
         return value
 
     @property
@@ -112,17 +116,18 @@ class DataApi:
     def evm_chain(self) -> str:
         chain = self.sample("evm_chain_id") or self.endpoints.evm_chain
         if not chain:
-            pytest.skip(f"needs the EVM chain: pass --evm-chain or --sample {SAMPLES['evm_chain_id']}=ID")
+            pytest.skip(self.endpoints.missing(SAMPLES["evm_chain_id"]))
         return chain
 
     def chain(self, letter: str) -> str:
-        """The blockchain ID of the P, X or C chain when given, else its alias."""
-        return self.sample(f"{letter}_chain_id") or ALIASES[letter]
+        """The blockchain ID of the P, X or C chain when given, else its alias (a discovered ID is not used here:
+        the routes' default requests name chains by the documented aliases)."""
+        return self.endpoints.identifiers.given.get(SAMPLES[f"{letter}_chain_id"]) or ALIASES[letter]
 
     @cached_property
     def validator_node_ids(self) -> list[str]:
         """Node IDs listed by listValidators (one page), the node with most validations first."""
-        exchange = self.once("listValidators", {"pageSize": checks.page_size_limits("listValidators")[1]})
+        exchange = self.once("listValidators", {"pageSize": checks.plain_page_size("listValidators")})
         body = checks.served(exchange, "DATA-SHP-005", "listValidators")
         nodes = Counter(v["nodeId"] for v in checks.items_of("listValidators", body)
                         if isinstance(v, dict) and isinstance(v.get("nodeId"), str))
@@ -192,9 +197,7 @@ class DataApi:
         route, query, json_body = self.request(operation_id, params, body=body, **path)
         key = json.dumps([operation_id, route, sorted((k, str(v)) for k, v in query.items()), json_body],
                          default=str)
-        if key not in self._sent:
-            self._sent[key] = self.call(operation_id, params, body=body, **path)
-        return self._sent[key]
+        return self._sent.get(key, lambda: self.call(operation_id, params, body=body, **path))
 
     def first(self, operation_id: str) -> Exchange:
         """The route called once with its default identifiers and no options (cached for the session)."""

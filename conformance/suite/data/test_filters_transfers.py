@@ -7,6 +7,7 @@ import pytest
 
 from conformance.checks import check, data as checks
 from conformance.clients.http import Exchange
+from conformance.pagination import is_token
 from conformance.suite.data.conftest import DataApi, variant
 
 TRANSFER_ROUTES = ["listErc721Transactions", "listErc1155Transactions", "listTokenTransfers"]
@@ -23,7 +24,7 @@ def block(item: Any) -> int | None:
 
 
 def transfers(data: DataApi, operation_id: str, rule: str, params: dict[str, Any]) -> tuple[Exchange, list[Any]]:
-    exchange = data.once(operation_id, {"pageSize": checks.page_size_limits(operation_id)[1], **params})
+    exchange = data.once(operation_id, {"pageSize": checks.plain_page_size(operation_id), **params})
     return exchange, checks.items_of(operation_id, checks.served(exchange, rule, f"{operation_id} with {params}"))
 
 
@@ -74,7 +75,7 @@ def test_open_block_range(data: DataApi, operation_id: str, rule: str, parameter
     numbers = sorted(block(i) or 0 for i in seen)
     bound = numbers[0] if parameter == "startBlock" else numbers[-1]
     wanted = [i for i in seen if ((block(i) or 0) >= bound if parameter == "startBlock" else (block(i) or 0) < bound)]
-    walk = data.walk(operation_id, {"pageSize": checks.page_size_limits(operation_id)[1], parameter: bound})
+    walk = data.walk(operation_id, {"pageSize": checks.plain_page_size(operation_id), parameter: bound})
     if not walk.walk.pages:
         checks.served(walk.walk.exchanges[0], rule, f"{operation_id} with {parameter}={bound}")
     missing = keys(operation_id, wanted) - keys(operation_id, walk.items)
@@ -120,6 +121,13 @@ def test_spam_filter_off_returns_more(data: DataApi) -> None:
     _, filtered, _ = erc20_addresses(data, True)
     exchange, unfiltered, _ = erc20_addresses(data, False)
     missing = filtered - unfiltered
+    if missing and is_token(checks.next_token(exchange.json())):
+        # The unfiltered list goes on past the page (it holds the spam tokens too): look further before judging.
+        walk = data.walk("listErc20Balances", {"pageSize": checks.plain_page_size("listErc20Balances"),
+                                               "filterSpamTokens": False})
+        missing -= {str(i.get("address")).lower() for i in walk.items if isinstance(i, dict)}
+        if missing and not walk.ended:
+            pytest.skip(f"the unfiltered list did not end within {len(walk.walk.exchanges)} pages")
     check(not missing, "DATA-FLT-029", "filterSpamTokens=false drops balances that true returns",
           expected="every balance of filterSpamTokens=true", received=f"missing {sorted(missing)[:5]}",
           exchange=exchange)

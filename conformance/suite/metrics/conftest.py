@@ -9,18 +9,16 @@ from conformance.checks.metrics import metric_path
 from conformance.checks.timeseries import period_start
 from conformance.clients.rest import RestClient
 from conformance.errors import SuiteError
-from conformance.session import Endpoints
 
 #: The chain most tests read: documented as accepted by every target ("one of total, mainnet, testnet").
 CHAIN = "total"
 
 
 @pytest.fixture(scope="session")
-def evm_chain_id(endpoints: Endpoints, sample: Callable[[str], str]) -> str:
-    """A supported EVM chain ID: the embedded reference's own, else --sample evm_chain_id=ID (the Metrics API
-    cannot list the chains it supports)."""
-    info = endpoints.reference_info or {}
-    return str(info["evm_chain_id"]) if info.get("evm_chain_id") else sample("evm_chain_id")
+def evm_chain_id(sample: Callable[[str], str]) -> str:
+    """A supported EVM chain ID: --sample evm_chain_id=ID, else the one discovery read from the node's EVM chain or
+    the Data API's listBlockchains (the Metrics API cannot list the chains it supports)."""
+    return sample("evm_chain_id")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,9 @@ from conformance.checks.envelope import is_response_object, unserved
 from conformance.checks.index import IndexAt, index_paths, position
 from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc
 from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.concurrency import Once
 from conformance.plugin import rule_ids
+from conformance.workers import computed_once_per_run
 
 PATHS = index_paths()
 
@@ -34,29 +36,33 @@ def index_at(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClie
 
 @pytest.fixture(scope="session")
 def index_served(rpc_at: Callable[[str], JsonRpcClient]) -> set[str]:
-    """The index paths that answer JSON-RPC at all; none means the node runs without --index-enabled."""
-    served = set()
-    for path in PATHS:
-        exchange = rpc_at(path).call("index.getLastAccepted", {"encoding": "hex"})
-        if is_response_object(exchange) and exchange.status != 404:
-            served.add(path)
-    return served
+    """The index paths that answer JSON-RPC at all; none means the node runs without --index-enabled (asked once
+    per run, by one of its workers)."""
+    def probe() -> set[str]:
+        served = set()
+        for path in PATHS:
+            exchange = rpc_at(path).call("index.getLastAccepted", {"encoding": "hex"})
+            if is_response_object(exchange) and exchange.status != 404:
+                served.add(path)
+        return served
+    return computed_once_per_run("index paths served", rpc_at(PATHS[0]).url, probe)
 
 
 @pytest.fixture(scope="session")
-def known_by_path() -> dict[str, Known | None]:
-    return {}
+def known_by_path() -> Once:
+    """The last accepted container of each index, read once per run (by one test, one worker)."""
+    return Once(shared="index last accepted")
 
 
 @pytest.fixture
-def known(index_at: IndexAt, known_by_path: dict[str, Known | None]) -> Known:
+def known(index_at: IndexAt, known_by_path: Once) -> Known:
     """The last accepted container of this index, read once per run; skips for an empty index."""
-    if index_at.path not in known_by_path:
+    def read() -> Known | None:
         exchange = index_at.last_accepted()
         result = exchange.json().get("result") if exchange.is_json() and isinstance(exchange.json(), dict) else None
         last = position(result)
-        known_by_path[index_at.path] = Known(last, result) if last is not None else None
-    found = known_by_path[index_at.path]
+        return Known(last, result) if last is not None else None
+    found = known_by_path.get(index_at.client.url, read)
     if found is None:
         pytest.skip(f"{index_at.path} has no containers (or index.getLastAccepted gives none)")
     return found
@@ -64,8 +70,8 @@ def known(index_at: IndexAt, known_by_path: dict[str, Known | None]) -> Known:
 
 @pytest.fixture(scope="session")
 def admin_api(admin: JsonRpcClient) -> JsonRpcClient:
-    """The Admin API client; skips when the node does not enable it (--api-admin-enabled)."""
-    if unserved(admin.call("admin.getLoggerLevel", {})):
+    """The Admin API client; skips when the node does not enable it (--api-admin-enabled). Asked once per run."""
+    if computed_once_per_run("admin enabled", admin.url, lambda: unserved(admin.call("admin.getLoggerLevel", {}))):
         pytest.skip("the Admin API is not enabled on this node (/ext/admin does not answer admin.getLoggerLevel)")
     return admin
 

@@ -8,10 +8,12 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import (check_body_object, check_content_type, check_envelope, error_of, is_error,
-                                         record_error, result_of, unserved)
+                                         record_error, result_of)
 from conformance.checks.index import index_paths
 from conformance.checks.served import method_not_found
+from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.concurrency import Once
 from conformance.config import Target
 
 UNKNOWN = {"admin": "admin.conformanceNoSuchMethod", "index": "index.conformanceNoSuchMethod",
@@ -28,8 +30,15 @@ class Api:
     params: Any
 
 
+@pytest.fixture(scope="session")
+def api_probes() -> Once:
+    """Whether each node API is enabled, asked once per run (every envelope test of that API needs to know)."""
+    return Once(shared="node API enabled")
+
+
 @pytest.fixture(params=["admin", "index", "evm", "validators"])
-def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], target: Target) -> Api:
+def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], target: Target,
+        api_probes: Once) -> Api:
     """Each node API in turn, skipped when the run does not select it or the node does not serve it."""
     name = request.param
     if name not in target.apis:
@@ -42,11 +51,16 @@ def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], 
         found = Api(name, request.getfixturevalue("evm"), "eth_chainId", [])
     else:
         found = Api(name, request.getfixturevalue("validators"), "validators.getCurrentValidators", {})
-    # Only a clear "not here" skips the chain's APIs: any other odd answer is for the envelope tests to judge.
-    absent = unserved if name in ("admin", "index") else method_not_found
-    if absent(found.client.call(found.method, found.params)):
+    # Only a clear "not here" skips an API: any other odd answer (JSON of another kind) is for these tests to judge.
+    absent = disabled if name in ("admin", "index") else method_not_found
+    if api_probes.get(found.client.url, lambda: absent(found.client.call(found.method, found.params))):
         pytest.skip(f"the {name} API is not enabled on this node")
     return found
+
+
+def disabled(exchange: Exchange) -> bool:
+    """Whether a node API says it is not enabled: HTTP 404, an answer that is not JSON, or "method not found"."""
+    return exchange.status == 404 or not exchange.is_json() or method_not_found(exchange)
 
 
 @pytest.mark.rule("RPC-ENV-001", "RPC-ENV-005", "RPC-ENV-012", "RPC-ENV-013")

@@ -6,10 +6,11 @@ from typing import Any, Callable
 import pytest
 from hypothesis import given, strategies as st
 
-from conformance.checks import check
+from conformance.checks import check, independently
 from conformance.checks.evm_extras import check_active_rules
 from conformance.checks.envelope import check_envelope, expect_refusal, is_error, record_error, result_of
-from conformance.checks.index import IndexAt, check_consecutive, check_container, max_fetch, param_schema, range_items
+from conformance.checks.index import (IndexAt, check_consecutive, check_container, max_fetch, param_schema, position,
+                                      range_items)
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
 from conformance.suite.rpc.conftest import Known
@@ -22,17 +23,20 @@ INDEX_READS = ["index.getContainerByID", "index.getContainerByIndex", "index.get
 ENVELOPE = ("RPC-ENV-001", "RPC-ENV-005", "RPC-ENV-006", "RPC-ENV-007", "RPC-ENV-015")
 
 
-@pytest.mark.rule("RPC-IDX-001", "RPC-IDX-007", "RPC-IDX-008", "RPC-IDX-002")
+@pytest.mark.rule("RPC-IDX-001", "RPC-IDX-007", "RPC-IDX-008")
 def test_drawn_ranges_are_consecutive_and_complete(index_at: IndexAt, known: Known) -> None:
     """Any range inside the index returns consecutive containers, all that exist up to numToFetch."""
     @given(data=st.data())
     def holds(data: st.DataObject) -> None:
-        start, count = data.draw(container_ranges(last_index=known.last, max_fetch=DRAWN_FETCH))
+        # numToFetch 0 is RPC-IDX-002's case, decided by its own tests: an answer to it says nothing of an array.
+        start, count = data.draw(container_ranges(last_index=known.last, max_fetch=DRAWN_FETCH, min_fetch=1))
         exchange = index_at.range(start, count)
-        items = range_items(exchange, "RPC-IDX-008", f"index.getContainerRange {start}+{count}")
-        check(min(count, known.last + 1 - start) <= len(items) <= count, "RPC-IDX-007",
-              "a range does not return the containers that exist", expected=f"{min(count, known.last + 1 - start)} "
-              f"to {count} containers", received=f"{len(items)} containers", exchange=exchange)
+        # One wording for every example: a form every range shares is one deviation, reported once.
+        items = range_items(exchange, "RPC-IDX-008", "a drawn range")
+        with independently():
+            check(min(count, known.last + 1 - start) <= len(items) <= count, "RPC-IDX-007",
+                  "a range does not return the containers that exist", expected=f"{min(count, known.last + 1 - start)}"
+                  f" to {count} containers", received=f"{len(items)} containers", exchange=exchange)
         check_consecutive(items, start, exchange)
 
     holds()
@@ -48,8 +52,10 @@ def test_drawn_indexes_give_that_container(index_at: IndexAt, known: Known) -> N
         exchange = index_at.client.call("index.getContainerByIndex", params)
         container = result_of(exchange, "RPC-IDX-017", "index.getContainerByIndex")
         check_container(container, exchange=exchange, what="index.getContainerByIndex result")
-        check(container["index"] == str(params["index"]), "RPC-IDX-017", "index.getContainerByIndex gives another "
-              "container", expected=f'index "{params["index"]}"', received=container["index"], exchange=exchange)
+        # The index's form is RPC-IDX-014's: which container came back is read from it however it is written.
+        check(position(container) == wanted, "RPC-IDX-017", "index.getContainerByIndex gives another container",
+              expected=f'index "{wanted}"', received=container.get("index") if isinstance(container, dict)
+              else container, exchange=exchange)
 
     holds()
 
@@ -89,18 +95,24 @@ def test_invalid_index_params_are_answered_in_the_envelope(index_at: IndexAt, kn
     holds()
 
 
+@pytest.fixture
+def chain_client(request: pytest.FixtureRequest, api: str, method: str,
+                 require_served: Callable[[str], None]) -> JsonRpcClient:
+    """The client of the test's API once its method is known to be served, resolved while the test is set up (a
+    fixture asked for by name while tests run concurrently would come after the test's teardown)."""
+    require_served(method)
+    return request.getfixturevalue(api)
+
+
 @pytest.mark.rule(*ENVELOPE)
 @pytest.mark.parametrize(("api", "method"), [("evm", "eth_feeConfig"), ("evm", "eth_getActiveRulesAt"),
                                              ("validators", "validators.getCurrentValidators")])
-def test_invalid_chain_params_are_answered_in_the_envelope(request: pytest.FixtureRequest, api: str, method: str,
-                                                           observe: Callable[[str, Any], None],
-                                                           require_served: Callable[[str], None]) -> None:
+def test_invalid_chain_params_are_answered_in_the_envelope(chain_client: JsonRpcClient, api: str, method: str,
+                                                           observe: Callable[[str, Any], None]) -> None:
     """Invalid EVM and validators params give a well-formed JSON-RPC answer."""
-    require_served(method)
     @given(data=st.data())
     def holds(data: st.DataObject) -> None:
-        client = request.getfixturevalue(api)
-        _check_invalid(client, method, data.draw(invalid_params(method, api=api)), observe)
+        _check_invalid(chain_client, method, data.draw(invalid_params(method, api=api)), observe)
 
     holds()
 

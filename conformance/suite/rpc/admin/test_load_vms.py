@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.checks import check
+from conformance.checks import check, independently
 from conformance.checks.envelope import result_of
 from conformance.checks.members import check_member, properties
 from conformance.clients.jsonrpc import JsonRpcClient
@@ -18,9 +18,10 @@ def test_load_vms_result(admin_api: JsonRpcClient, attempt: int) -> None:
     """admin.loadVMs gives newVMs, and failedVMs only when a VM failed (never present and empty)."""
     exchange = admin_api.call("admin.loadVMs", {})
     result = result_of(exchange, "RPC-ADM-021", "admin.loadVMs")
-    check_member("RPC-ADM-021", result, "newVMs", RESULT["newVMs"], api="admin", what="admin.loadVMs result",
-                 exchange=exchange)
-    failed = result.get("failedVMs")
+    with independently():  # newVMs and failedVMs are decided each whatever the other holds
+        check_member("RPC-ADM-021", result, "newVMs", RESULT["newVMs"], api="admin", what="admin.loadVMs result",
+                     exchange=exchange)
+    failed = result.get("failedVMs") if isinstance(result, dict) else None
     if failed is None:
         return  # absent (or null): no VM failed
     check_member("RPC-ADM-022", result, "failedVMs", RESULT["failedVMs"], api="admin", what="admin.loadVMs result",

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import check
+from conformance.checks import check, independently
 from conformance.checks.envelope import is_response_object, result_of
 from conformance.checks.members import check_member, check_members, properties, required
 from conformance.clients.http import Exchange
@@ -45,15 +45,21 @@ def test_chain_config_members(chain_config: tuple[dict[str, Any], Exchange]) -> 
     """eth_getChainConfig gives chainId, feeConfig, allowFeeRecipients, the fork blocks, eip150Hash, subnetEVMTimestamp."""
     config, exchange = chain_config
     what = "eth_getChainConfig result"
-    check_member("RPC-EVM-008", config, "chainId", CONFIG["chainId"], api="evm", what=what, exchange=exchange)
-    check_member("RPC-EVM-009", config, "feeConfig", {"type": "object"}, api="evm", what=what, exchange=exchange)
-    check_members("RPC-EVM-009", config["feeConfig"], tuple(properties("evm", "FeeConfig")), "evm", "FeeConfig",
-                  what="feeConfig", exchange=exchange)
-    check_member("RPC-EVM-010", config, "allowFeeRecipients", CONFIG["allowFeeRecipients"], api="evm", what=what,
-                 exchange=exchange, optional="allowFeeRecipients" in OPTIONAL["ChainConfig"])
-    check_members("RPC-EVM-011", config, FORK_BLOCKS, "evm", "ChainConfig", what=what, exchange=exchange)
-    check_member("RPC-EVM-012", config, "eip150Hash", CONFIG["eip150Hash"], api="evm", what=what, exchange=exchange,
-                 optional="eip150Hash" in OPTIONAL["ChainConfig"])
+    # Each member is its own rule: one in the wrong form leaves the others to be decided.
+    with independently():
+        check_member("RPC-EVM-008", config, "chainId", CONFIG["chainId"], api="evm", what=what, exchange=exchange)
+    with independently():
+        check_member("RPC-EVM-009", config, "feeConfig", {"type": "object"}, api="evm", what=what, exchange=exchange)
+        check_members("RPC-EVM-009", config["feeConfig"], tuple(properties("evm", "FeeConfig")), "evm", "FeeConfig",
+                      what="feeConfig", exchange=exchange)
+    with independently():
+        check_member("RPC-EVM-010", config, "allowFeeRecipients", CONFIG["allowFeeRecipients"], api="evm",
+                     what=what, exchange=exchange, optional="allowFeeRecipients" in OPTIONAL["ChainConfig"])
+    with independently():
+        check_members("RPC-EVM-011", config, FORK_BLOCKS, "evm", "ChainConfig", what=what, exchange=exchange)
+    with independently():
+        check_member("RPC-EVM-012", config, "eip150Hash", CONFIG["eip150Hash"], api="evm", what=what,
+                     exchange=exchange, optional="eip150Hash" in OPTIONAL["ChainConfig"])
     check_member("RPC-EVM-013", config, "subnetEVMTimestamp", CONFIG["subnetEVMTimestamp"], api="evm", what=what,
                  exchange=exchange)
 
@@ -67,8 +73,9 @@ def test_configured_precompiles(chain_config: tuple[dict[str, Any], Exchange]) -
         pytest.skip("no precompile is configured in this chain config")
     admin_schema = properties("evm", "PrecompileConfig")
     for name in configured:
-        check_member("RPC-EVM-014", config[name], "adminAddresses", admin_schema["adminAddresses"], api="evm",
-                     what=name, exchange=exchange, optional="adminAddresses" in OPTIONAL["PrecompileConfig"])
+        with independently():
+            check_member("RPC-EVM-014", config[name], "adminAddresses", admin_schema["adminAddresses"], api="evm",
+                         what=name, exchange=exchange, optional="adminAddresses" in OPTIONAL["PrecompileConfig"])
         check_member("RPC-EVM-015", config[name], "blockTimestamp", admin_schema["blockTimestamp"], api="evm",
                      what=name, exchange=exchange)
 
@@ -86,10 +93,12 @@ def test_precompile_upgrades(chain_config: tuple[dict[str, Any], Exchange]) -> N
               expected="one key naming a precompile config", received=sorted(entry), exchange=exchange)
         (name, value), = entry.items()
         what = f"precompileUpgrades[{position}].{name}"
-        check_member("RPC-EVM-019", value, "adminAddresses", UPGRADE["adminAddresses"], api="evm", what=what,
-                     exchange=exchange, optional="adminAddresses" in OPTIONAL["PrecompileUpgradeConfig"])
-        check_member("RPC-EVM-020", value, "blockTimestamp", UPGRADE["blockTimestamp"], api="evm", what=what,
-                     exchange=exchange)
+        with independently():
+            check_member("RPC-EVM-019", value, "adminAddresses", UPGRADE["adminAddresses"], api="evm", what=what,
+                         exchange=exchange, optional="adminAddresses" in OPTIONAL["PrecompileUpgradeConfig"])
+        with independently():
+            check_member("RPC-EVM-020", value, "blockTimestamp", UPGRADE["blockTimestamp"], api="evm", what=what,
+                         exchange=exchange)
         check_member("RPC-EVM-021", value, "disable", UPGRADE["disable"], api="evm", what=what, exchange=exchange,
                      optional="disable" in OPTIONAL["PrecompileUpgradeConfig"])
 

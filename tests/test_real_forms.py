@@ -1,0 +1,58 @@
+"""One deviation, one rule: a form real implementations answer that contradicts the documents fails its own rule
+and leaves every other rule's verdict as it is against the clean reference; and every rule a run carries has
+evidence of a check that held."""
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import pytest
+
+from conformance.reference import ReferenceServer
+from conformance.reference.faults import Fault, all_faults
+from conformance.rules import load_catalogue
+from tests.suite_runs import run_suite
+
+REAL = sorted((fault for fault in all_faults() if fault.real), key=lambda fault: fault.__name__)
+SUITE = ["--pyargs", "conformance.suite"]
+
+
+def statuses(fault: Fault | None, *profile: str) -> dict[str, dict]:
+    """Rule ID -> its entry in report.json after a run of the whole suite (quick unless `profile` says)."""
+    with TemporaryDirectory() as folder, ReferenceServer(faults=[fault] if fault else []) as server:
+        run_suite(server, SUITE, "--report-dir", folder, *profile)
+        report = json.loads((Path(folder) / "report.json").read_text(encoding="utf-8"))
+    return {rule["id"]: rule for rule in report["rules"]}
+
+
+@cache
+def clean() -> dict[str, dict]:
+    return statuses(None)
+
+
+@pytest.mark.parametrize("fault", REAL, ids=[fault.__name__ for fault in REAL])
+def test_a_real_form_fails_its_own_rule_and_no_other(fault: type[Fault]) -> None:
+    before, after = clean(), statuses(fault())
+    assert all(after[rule]["status"] == "fail" for rule in fault.breaks), \
+        {rule: after[rule]["status"] for rule in fault.breaks}
+    changed = {rule: f"{before[rule]['status']} -> {after[rule]['status']}" for rule in before
+               if rule not in fault.breaks and before[rule]["status"] != after[rule]["status"]}
+    assert changed == {}, f"{fault.__name__} ({fault.summary()}) changed rules it does not contradict"
+
+
+def test_the_real_forms_include_those_real_nodes_and_services_answer() -> None:
+    assert len(REAL) >= 5, [fault.__name__ for fault in REAL]
+
+
+def test_every_rule_a_clean_standard_run_carries_has_a_check_that_held() -> None:
+    """A rule passes on evidence: against the clean reference, every testable rule some test carries held."""
+    report = statuses(None, "--conformance-profile", "standard")
+    catalogue = load_catalogue()
+    unproven = sorted(rule_id for rule_id, entry in report.items()
+                      if entry["tests"] and catalogue[rule_id].gating and catalogue[rule_id].testable
+                      and entry["status"] != "skip" and not entry["evidence"]["held"])
+    assert unproven == []
+    assert not [rule_id for rule_id, entry in report.items() if entry["status"] == "pass"
+                and not entry["evidence"]["held"]]
