@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from hypothesis import strategies as st
 
 from conformance import specs
+
+T = TypeVar("T")
 
 _TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=12)
 #: Values of the wrong JSON type for each type; strings of digits are left out because a node may read them
@@ -140,26 +142,26 @@ def _params(method: str, api: str) -> tuple[list[dict[str, Any]], bool]:
     return found["params"], found.get("paramStructure") == "by-position"
 
 
-def _frozen(fixed: dict[str, Any] | None) -> tuple[tuple[str, Any], ...] | None:
-    """`fixed` as a key of the strategy caches, None when a value cannot be one."""
-    items = tuple(sorted((fixed or {}).items()))
-    try:
-        hash(items)
-    except TypeError:
-        return None
-    return items
+def _built_once(build: Callable[[str, str, Any], st.SearchStrategy[T]]) -> Callable[..., st.SearchStrategy[T]]:
+    """`build(method, api, fixed)` made once for each method and `fixed` (a test draws from it once per example);
+    a `fixed` whose values cannot be a cache key is built anew each time."""
+    cached = lru_cache(maxsize=256)(build)
+
+    def strategy(method: str, *, api: str, fixed: dict[str, Any] | None = None) -> st.SearchStrategy[T]:
+        items = tuple(sorted((fixed or {}).items()))
+        try:
+            hash(items)
+        except TypeError:
+            return build(method, api, fixed)
+        return cached(method, api, items)
+    strategy.__name__ = strategy.__qualname__ = build.__name__
+    strategy.__doc__ = build.__doc__
+    return strategy
 
 
-def valid_params(method: str, *, api: str, fixed: dict[str, Any] | None = None) -> st.SearchStrategy[Any]:
-    """Params of `method` valid against its OpenRPC params; `fixed` pins members the target must supply (IDs).
-
-    Built once for each method and `fixed` (a test draws from it once for each example)."""
-    key = _frozen(fixed)
-    return _valid_params(method, api, key) if key is not None else _valid_params.__wrapped__(method, api, fixed)
-
-
-@lru_cache(maxsize=256)
-def _valid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[Any]:
+@_built_once
+def valid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[Any]:
+    """Params of `method` valid against its OpenRPC params; `fixed` pins members the target must supply (IDs)."""
     fixed = dict(fixed or {})
     params, positional = _params(method, api)
     members = {p["name"]: st.just(fixed[p["name"]]) if p["name"] in fixed else values(p["schema"], api=api)
@@ -172,16 +174,9 @@ def _valid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[Any]:
                                  optional={n: s for n, s in members.items() if n not in required})
 
 
-def invalid_params(method: str, *, api: str, fixed: dict[str, Any] | None = None) -> st.SearchStrategy[InvalidCase]:
-    """Params of `method` with one member invalid or one required member missing, the rest valid.
-
-    Built once for each method and `fixed` (a test draws from it once for each example)."""
-    key = _frozen(fixed)
-    return _invalid_params(method, api, key) if key is not None else _invalid_params.__wrapped__(method, api, fixed)
-
-
-@lru_cache(maxsize=256)
-def _invalid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[InvalidCase]:
+@_built_once
+def invalid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[InvalidCase]:
+    """Params of `method` with one member invalid or one required member missing, the rest valid."""
     fixed = dict(fixed or {})
     params, positional = _params(method, api)
     if not params:
