@@ -25,16 +25,23 @@ class _OnChain(_Items):
         return super().handle(call, proceed) if on_chain(call, self.chain) else proceed(call)
 
 
+class _IntegerAsString(_OnChain):
+    """Sends one integer member of each item as a string."""
+
+    member: ClassVar[str] = ""
+
+    def item(self, item: dict[str, Any]) -> None:
+        if isinstance(item.get(self.member), int):
+            item[self.member] = str(item[self.member])
+
+
 @register
-class XChainOutputIndexIsString(_OnChain):
+class XChainOutputIndexIsString(_IntegerAsString):
     """listUtxos on the X-Chain sends each UTXO's outputIndex as a string."""
     breaks = ("DATA-SHP-001",)
     routes = (UTXOS,)
     chain = "x"
-
-    def item(self, item: dict[str, Any]) -> None:
-        if isinstance(item.get("outputIndex"), int):
-            item["outputIndex"] = str(item["outputIndex"])
+    member = "outputIndex"
 
 
 @register
@@ -51,12 +58,9 @@ class CChainAmountsAreNumbers(_OnChain):
 
 
 @register
-class XChainBlockTimestampIsString(_OnChain):
+class XChainBlockTimestampIsString(_IntegerAsString):
     """listBlocksByNode on the X-Chain sends blockTimestamp as a string."""
     breaks = ("DATA-SHP-015",)
     routes = (BLOCKS,)
     chain = "x"
-
-    def item(self, item: dict[str, Any]) -> None:
-        if isinstance(item.get("blockTimestamp"), int):
-            item["blockTimestamp"] = str(item["blockTimestamp"])
+    member = "blockTimestamp"
