@@ -108,9 +108,14 @@ def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool =
         if workers:
             progress("suite, standard, all APIs, one worker")
             one = run_suite(info, ALL, "standard")
+            progress("suite, standard, all APIs, one worker, --no-draw-ahead")
+            alone = run_suite(info, ALL, "standard", "--no-draw-ahead")
             progress("suite, standard, all APIs, -n 2")
             two = run_suite(info, ALL, "standard", "-n", "2")
             found["workers"] += [one.row("suite: standard, all APIs, one worker", bare),
+                                 alone.row("suite: standard, all APIs, one worker, `--no-draw-ahead`", bare,
+                                           value=f"{alone.in_session / one.in_session:.2f}x the session time "
+                                                 "with the helper"),
                                  two.row("suite: standard, all APIs, `-n 2`", bare,
                                          value=f"{one.wall / two.wall:.2f}x the speed of one worker")]
     return found

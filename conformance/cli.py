@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=_in_flight, default=None, metavar="N",
                      help="at most N tests with requests in flight at once, over one rate limit and one budget "
                           "(default 8; fewer when the target answers faster than the suite checks)")
+    run.add_argument("--no-draw-ahead", dest="draw_ahead", action="store_false", default=True,
+                     help="draw the cases of property tests in the run's own process, not in a helper process on "
+                          "another core")
     run.add_argument("--rate-limit", help="at most N requests a second, e.g. 20/s")
     run.add_argument("--max-requests", type=int, help="request budget")
     run.add_argument("--max-duration", type=float, help="seconds after which no new request starts")

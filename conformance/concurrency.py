@@ -23,7 +23,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterator, TypeVar
+from typing import Any, Callable, Hashable, Iterator, Sequence, TypeVar
 
 import pytest
 
@@ -35,6 +35,7 @@ T = TypeVar("T")
 #: Call phases run one at a time until they sent this many requests: how long a call waits for the target and how
 #: long it computes are measured without other threads in the way.
 _FIRST_REQUESTS = 3
+PLUGIN_NAME = "conformance-concurrency"
 #: Options under which pytest's own loop runs: they step through tests one at a time by design.
 _SEQUENTIAL_OPTIONS = ("usepdb", "trace", "setuponly", "setupplan", "setupshow", "collectonly")
 
@@ -139,6 +140,7 @@ class ConcurrentLoop:
         self._measured = threading.Lock()
         self.requests = 0     # requests the finished call phases sent
         self.busy = 0.0       # processor seconds the call phases used
+        self._requests: ThreadPoolExecutor | None = None   # for the independent requests of one test (`each`)
 
     def lanes(self) -> int:
         """Call phases to keep in flight now: one, and one more for each stretch of a call's own processor time
@@ -173,7 +175,9 @@ class ConcurrentLoop:
         slots: collections.deque[_Slot] = collections.deque()
         ANSWER_TIMES.clear()   # this run's answers only (another run of this process may have had another target)
         with _warnings_caught(self.config), self._fixture_requests_locked(), _ast_parse_serialized(), \
-                ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="conformance-test") as pool:
+                ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="conformance-test") as pool, \
+                ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="conformance-request") as requests, \
+                self._sending(requests):
             for index, item in enumerate(items):
                 nextitem = items[index + 1] if index + 1 < len(items) else None
                 if serial_reason(item) is not None:
@@ -204,7 +208,12 @@ class ConcurrentLoop:
         slot = _Slot(item, ihook.pytest_runtest_makereport(item=item, call=setup), scopes=_teardown_scopes(item))
         slots.append(slot)
         if slot.setup.passed:
-            slot.call = pool.submit(self._call, item)
+            if self.lanes() == 1 and not any(other.running for other in slots):
+                # One call at a time: handing it to a thread of the pool would only add the hand-over.
+                slot.call = Future()
+                slot.call.set_result(self._call(item))
+            else:
+                slot.call = pool.submit(self._call, item)
         if self._ends_what_runs(item, nextitem, slots):
             wait([slot.call for slot in slots if slot.running])
         with self.fixtures:
@@ -223,6 +232,30 @@ class ConcurrentLoop:
             with self._measured:
                 self.requests += requests_after - requests
                 self.busy += cpu_after - cpu
+
+    @contextlib.contextmanager
+    def _sending(self, pool: ThreadPoolExecutor) -> Iterator[None]:
+        self._requests = pool
+        try:
+            yield
+        finally:
+            self._requests = None
+
+    def each(self, send: Callable[[T], Any], values: Sequence[T]) -> list[Any] | None:
+        """`send` of each value, with as many in flight as the loop keeps tests; None when that is one."""
+        pool = self._requests
+        if pool is None or len(values) < 2 or self.lanes() <= 1:
+            return None
+
+        def measured(value: T) -> Any:
+            requests, cpu = answered_in_this_thread(), time.thread_time()
+            try:
+                return send(value)
+            finally:
+                with self._measured:
+                    self.requests += answered_in_this_thread() - requests
+                    self.busy += time.thread_time() - cpu
+        return list(pool.map(measured, values))
 
     def _call_hook(self, item: pytest.Item) -> Any:
         """pytest_runtest_call without pytest's output and log capture: they redirect the whole process's output
@@ -332,8 +365,21 @@ def _ast_parse_serialized() -> Iterator[None]:
         ast.parse = original
 
 
+def sent_each(config: pytest.Config, send: Callable[[T], Any], values: Sequence[T]) -> list[Any]:
+    """`send(value)` for each value, in order: several at once when the run keeps tests in flight and the target
+    is far enough for that to gain, one after another otherwise.
+
+    For the independent requests of one test (the generated cases of a property test): `send` only sends, and the
+    test judges the answers afterwards, in order, in its own thread, where its evidence is recorded. The same
+    requests go out either way; only their order on the wire may differ.
+    """
+    loop = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    sent = loop.each(send, values) if isinstance(loop, ConcurrentLoop) else None
+    return sent if sent is not None else [send(value) for value in values]
+
+
 def install(config: pytest.Config) -> None:
     """Registers the concurrent loop when the run asks for more than one test in flight."""
     width = int(config.getoption("concurrency", 1) or 1)
     if width > 1:
-        config.pluginmanager.register(ConcurrentLoop(config, width), "conformance-concurrency")
+        config.pluginmanager.register(ConcurrentLoop(config, width), PLUGIN_NAME)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import settings
 
 from conformance import config as conf
-from conformance import concurrency, evidence
+from conformance import cases_ahead, concurrency, evidence
 from conformance import workers as workers_
 from conformance.clients.http import HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import JsonRpcClient
@@ -66,6 +66,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--concurrency", type=int, default=1, metavar="N",
         help="at most N tests with requests in flight at once, over one rate limit and one request budget; fewer "
              "when the target answers faster than the suite checks (default 1: one at a time)")
+    add("--draw-ahead", action="store_true", default=False,
+        help="draw the cases of property tests in a helper process on another core while requests are sent "
+             "(Linux, more than one core, no xdist workers)")
     add("--reference-target", action="store_true", default=False, help=argparse_suppress())
 
 
@@ -77,6 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "that are not exhaustive (quick)")
     concurrency.install(config)
     workers_.install(config)
+    cases_ahead.install(config)
     state = RunState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(state, "conformance-run-state")
@@ -241,7 +245,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.add_marker(pytest.mark.skip(reason="changes node state: run with --allow-mutations"))
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = cases_ahead.drawing_modules_last(keep)
 
 
 _LEDGER = pytest.StashKey[evidence.Ledger]()

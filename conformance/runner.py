@@ -96,6 +96,8 @@ DEFAULT_CONCURRENCY = 8
 def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints,
                  report_dir: Path) -> list[str]:
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
+           # pytest's log capture: the suite logs nothing, and the reports carry each test's exchanges
+           "-p", "no:logging",
            "-o", "addopts=", "-o", "testpaths=", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning",
            f"--junitxml={report_dir / 'junit.xml'}", "-o", "junit_family=xunit1",
            # pytest's own traceback style re-parses every module of a traceback, about 0.1 s a failure: a target
@@ -130,4 +132,6 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
     if args.workers:
         out += ["-n", str(args.workers)]
     out += ["--concurrency", str(getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY)]
+    if getattr(args, "draw_ahead", True):
+        out.append("--draw-ahead")
     return out + list(args.pytest_args)

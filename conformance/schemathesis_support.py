@@ -12,12 +12,15 @@
 
 Only documented schemathesis API is relied on where it exists (`openapi.from_path`, `APIOperation.as_strategy`,
 `Case`, `schemathesis.check`); the coverage phase is reached through `schema.iter_coverage_cases`, which
-tests/test_rest_support.py pins so that an upgrade that moves it fails loudly.
+tests/test_rest_support.py pins so that an upgrade that moves it fails loudly. Cases drawn in a helper process
+(conformance.cases_ahead) travel through `CasePickler`, which rebuilds a `Case` through its constructor and encodes a
+fixed path value as schemathesis does (`quote_all`); tests/test_cases_ahead.py fails if either changes.
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+import pickle
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -26,6 +29,11 @@ from urllib.parse import parse_qs, parse_qsl, unquote, urlsplit
 import schemathesis
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
+from schemathesis.core import NOT_SET
+from schemathesis.core.parameters import DelimitedValue
+from schemathesis.generation.case import Case
+from schemathesis.schemas import APIOperation, BaseSchema
+from schemathesis.transport.serialization import quote_all
 
 from conformance import specs
 from conformance.clients.http import Exchange
@@ -40,10 +48,16 @@ _TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "connection", "x-schemath
 
 # Loading ----------------------------------------------------------------------------------------------------
 
+#: The API of each document `schema` loaded, by the loaded object's id (they stay loaded for the process's life).
+_API_OF: dict[int, str] = {}
+
+
 @cache
 def schema(api: str) -> Any:
     """The API's OpenAPI document loaded by schemathesis (a `schemathesis.BaseSchema`)."""
-    return schemathesis.openapi.from_path(specs.openapi_path(api))
+    loaded = schemathesis.openapi.from_path(specs.openapi_path(api))
+    _API_OF[id(loaded)] = api
+    return loaded
 
 
 def operation(api: str, label: str) -> Any:
@@ -81,6 +95,69 @@ def fuzzed_cases(op: Any, *, modes: Iterable[GenerationMode] = MODES,
     some path parameters (e.g. a chain the target serves), the others are generated."""
     return st.one_of([op.as_strategy(generation_mode=mode, path_parameters=dict(fixed) or None)
                       for mode in modes for fixed in path_parameters])
+
+
+def is_case(value: Any) -> bool:
+    return type(value) is Case
+
+
+def path_encoded(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Path parameter values encoded as schemathesis encodes the fixed ones a strategy is given."""
+    return quote_all(dict(values))
+
+
+def copy_case(case: Any, **changes: Any) -> Any:
+    """A new schemathesis Case like `case` but for `changes` (of its constructor's arguments)."""
+    return Case(case.operation, **(_constructor_arguments(case) | changes))
+
+
+def _constructor_arguments(case: Any) -> dict[str, Any]:
+    return dict(method=case.method, path=case.path, id=case.id, path_parameters=case.path_parameters,
+                headers=case.headers, cookies=case.cookies, query=case.query, body=case.body,
+                media_type=case.media_type, multipart_content_types=case.multipart_content_types, meta=case.meta)
+
+
+class CasePickler(pickle.Pickler):
+    """Pickles drawn cases for another process of the same run: the operation and schema of a case are sent by
+    name (the other process loads the same documents), a Case through its constructor."""
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, APIOperation):
+            return ("operation", _api_of(obj.schema), obj.label)
+        if isinstance(obj, BaseSchema):
+            return ("schema", _api_of(obj))
+        if obj is NOT_SET:
+            return ("not-set",)
+        return None
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is Case:
+            return _rebuilt_case, (obj.operation, _constructor_arguments(obj))
+        if type(obj) is DelimitedValue:   # its constructor takes the wire form too, which pickle leaves out
+            return DelimitedValue, (str(obj), obj.encoded)
+        return NotImplemented
+
+
+class CaseUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid: Any) -> Any:
+        if pid[0] == "operation":
+            return operation(pid[1], pid[2])
+        if pid[0] == "schema":
+            return schema(pid[1])
+        if pid[0] == "not-set":
+            return NOT_SET
+        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+
+
+def _rebuilt_case(op: Any, fields: dict[str, Any]) -> Any:
+    return Case(op, **fields)
+
+
+def _api_of(loaded: Any) -> str:
+    try:
+        return _API_OF[id(loaded)]
+    except KeyError:
+        raise pickle.PicklingError("a case of a document this module did not load") from None
 
 
 def mode_of(case: Any) -> str:
@@ -248,7 +325,18 @@ class CaseRun:
 
     def run(self, case: Any) -> Exchange:
         """Sends one case and applies the checks; a Violation is kept, not raised."""
-        exchange = send(self.client, case)
+        return self.judge(case, send(self.client, case))
+
+    def run_all(self, cases: Sequence[Any], config: Any) -> None:
+        """Sends the cases, several at once where the run keeps tests in flight, then judges each answer in
+        order, here, where the test's evidence is recorded."""
+        from conformance.concurrency import sent_each
+
+        for case, exchange in zip(cases, sent_each(config, lambda case: send(self.client, case), cases)):
+            self.judge(case, exchange)
+
+    def judge(self, case: Any, exchange: Exchange) -> Exchange:
+        """Applies the checks to the answer to one case; a Violation is kept, not raised."""
         self.sent += 1
         request = GeneratedRequest.of(self.api, case)
         for check in self.checks if self.checks is not None else CHECKS.get(self.api, []):

@@ -21,6 +21,8 @@ _current = threading.local()
 #: The watchdog acts this long after the deadline, so that a socket timeout ending at the same moment (a server
 #: that sends nothing at all) is reported as what it is.
 GRACE_SECONDS = 0.25
+#: The name of the one thread that watches every deadline.
+WATCHDOG_THREAD = "conformance-deadlines"
 
 
 class Watch:
@@ -57,7 +59,7 @@ class _Watchdog:
             key = next(self._keys)
             self._armed[key] = (ends, action)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="conformance-deadlines", daemon=True)
+                self._thread = threading.Thread(target=self._run, name=WATCHDOG_THREAD, daemon=True)
                 self._thread.start()
             if ends < self._wake_at:
                 self._lock.notify()

@@ -6,12 +6,14 @@ from typing import Any, Callable
 import pytest
 from hypothesis import given, strategies as st
 
+from conformance.cases_ahead import StrategyPlan, for_each, planned
 from conformance.checks import check, independently
 from conformance.checks.evm_extras import check_active_rules
 from conformance.checks.envelope import check_envelope, expect_refusal, is_error, record_error, result_of
 from conformance.checks.index import (IndexAt, check_consecutive, check_container, max_fetch, param_schema, position,
                                       range_items)
 from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.profiles import Profile
 from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
 from conformance.suite.rpc.conftest import Known
 
@@ -82,17 +84,22 @@ def _check_invalid(client: JsonRpcClient, method: str, case: Any, observe: Calla
         record_error(observe, exchange)
 
 
+def invalid_index(params: dict[str, Any], profile: Profile) -> StrategyPlan:
+    """What the test draws: invalid params of the method, the container ID the target holds fixed where valid."""
+    method = params["method"]
+    return StrategyPlan(lambda known: invalid_params(method, api="index", fixed={"id": known["id"]}),
+                        frozenset({"id"}))
+
+
 @pytest.mark.rule(*ENVELOPE, "RPC-IDX-004", "RPC-IDX-015")
 @pytest.mark.parametrize("method", INDEX_READS)
-def test_invalid_index_params_are_answered_in_the_envelope(index_at: IndexAt, known: Known, method: str,
+@planned(invalid_index)
+def test_invalid_index_params_are_answered_in_the_envelope(request: pytest.FixtureRequest, index_at: IndexAt,
+                                                           known: Known, method: str, profile: Profile,
                                                            observe: Callable[[str, Any], None]) -> None:
     """Invalid Index API params give a well-formed answer, an error where the document says so."""
-    @given(data=st.data())
-    def holds(data: st.DataObject) -> None:
-        case = data.draw(invalid_params(method, api="index", fixed={"id": known.container.get("id")}))
-        _check_invalid(index_at.client, method, case, observe)
-
-    holds()
+    for_each(request, invalid_index({"method": method}, profile), {"id": known.container.get("id")},
+             lambda case: _check_invalid(index_at.client, method, case, observe), profile)
 
 
 @pytest.fixture
@@ -104,17 +111,23 @@ def chain_client(request: pytest.FixtureRequest, api: str, method: str,
     return request.getfixturevalue(api)
 
 
+def invalid_chain(params: dict[str, Any], profile: Profile) -> StrategyPlan:
+    """What the test draws: invalid params of the method."""
+    method, api = params["method"], params["api"]
+    return StrategyPlan(lambda known: invalid_params(method, api=api))
+
+
 @pytest.mark.rule(*ENVELOPE)
 @pytest.mark.parametrize(("api", "method"), [("evm", "eth_feeConfig"), ("evm", "eth_getActiveRulesAt"),
                                              ("validators", "validators.getCurrentValidators")])
-def test_invalid_chain_params_are_answered_in_the_envelope(chain_client: JsonRpcClient, api: str, method: str,
+@planned(invalid_chain)
+def test_invalid_chain_params_are_answered_in_the_envelope(request: pytest.FixtureRequest,
+                                                           chain_client: JsonRpcClient, api: str, method: str,
+                                                           profile: Profile,
                                                            observe: Callable[[str, Any], None]) -> None:
     """Invalid EVM and validators params give a well-formed JSON-RPC answer."""
-    @given(data=st.data())
-    def holds(data: st.DataObject) -> None:
-        _check_invalid(chain_client, method, data.draw(invalid_params(method, api=api)), observe)
-
-    holds()
+    for_each(request, invalid_chain({"method": method, "api": api}, profile), {},
+             lambda case: _check_invalid(chain_client, method, case, observe), profile)
 
 
 @pytest.mark.rule("RPC-IDX-002", "RPC-IDX-003", "RPC-IDX-004")

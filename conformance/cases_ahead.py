@@ -1,0 +1,344 @@
+"""Generated cases drawn ahead: a helper process on another core draws the cases of the property tests while the
+run sends its requests.
+
+Drawing a case costs more processor time than the request it becomes (a negative Data API case, several times
+more); on one core the run waits for every draw. A test that draws its cases up front names them with a plan:
+`OperationPlan` (schemathesis' examples, coverage and fuzzed cases of one operation) or `StrategyPlan` (the
+examples of a hypothesis strategy), marked on the test with `@planned`. Once the tests are collected, a helper
+process forked from the run draws every selected plan in the order of the tests and hands the cases back pickled;
+the test takes them with `drawn(...)`, or draws them itself when the helper did not.
+
+A value the run learns only later (a discovered address, a container ID) is drawn as a placeholder and filled in
+when the test takes its cases. Such values are fixed, never drawn, so the cases are the ones the test would have
+drawn itself under the same hypothesis seed: the requests and the reproducers are the same with or without the
+helper.
+
+The helper runs only where it helps and is safe: on Linux (forked once the tests are collected, before any thread
+of the run starts), with more than one usable core, outside pytest-xdist (its workers use the cores already), when
+the run asks for it (`conformance run` does; `--no-draw-ahead` turns it off).
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import multiprocessing
+import os
+import pickle
+import re
+import signal
+import sys
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+import pytest
+from hypothesis import given, strategies as st
+
+from conformance import schemathesis_support as generated
+from conformance.profiles import PROFILES, Profile
+
+F = TypeVar("F", bound=Callable[..., Any])
+PLUGIN_NAME = "conformance-draw-ahead"
+#: How long a test waits for the helper to reach its plan before drawing its cases itself.
+WAIT_SECONDS = 120.0
+#: A placeholder travels as it is written: characters a URL path never encodes (schemathesis encodes fixed path
+#: parameters), a prefix no identifier has.
+_PLACEHOLDER = re.compile(r"conformance-discovered-(\w+)")
+
+
+def placeholder(name: str) -> str:
+    """What a value the run discovers later is drawn as; `filled` puts the value in its place."""
+    return f"conformance-discovered-{name}"
+
+
+def filled(value: Any, known: Mapping[str, Any]) -> Any:
+    """`value` with every placeholder inside it (in strings, containers, the suite's dataclasses, the path
+    parameters of schemathesis cases) replaced by the known value of its name."""
+    if isinstance(value, str):
+        match = _PLACEHOLDER.fullmatch(value)
+        return known[match.group(1)] if match else value
+    if isinstance(value, dict):
+        return {key: filled(item, known) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(filled(item, known) for item in value)
+    if generated.is_case(value):   # a placeholder is a fixed path parameter, encoded as schemathesis encodes them
+        current = dict(value.path_parameters or {})
+        found = {name: known[match.group(1)] for name, item in current.items()
+                 if isinstance(item, str) and (match := _PLACEHOLDER.fullmatch(item))}
+        if not found:
+            return value
+        return generated.copy_case(value, path_parameters=current | generated.path_encoded(found))
+    if dataclasses.is_dataclass(value) and type(value).__module__.startswith("conformance."):
+        return dataclasses.replace(value, **{f.name: filled(getattr(value, f.name), known)
+                                             for f in dataclasses.fields(value) if f.init})
+    return value
+
+
+def examples_of(strategy: st.SearchStrategy[Any]) -> list[Any]:
+    """What hypothesis draws from `strategy` under the run's settings (`max_examples` of them), in order."""
+    out: list[Any] = []
+
+    @given(value=strategy)
+    def draw(value: Any) -> None:
+        out.append(value)
+
+    draw()
+    return out
+
+
+@dataclass(frozen=True)
+class OperationPlan:
+    """One operation's cases: the examples and coverage phases (up to `limit`), then the fuzzed cases with each
+    set of fixed path parameters; a fixed value may be a placeholder."""
+
+    api: str
+    label: str                                           # "GET /v1/networks/{network}/blockchains"
+    limit: int
+    path_parameters: tuple[tuple[tuple[str, str], ...], ...] = ((),)
+
+    @classmethod
+    def of(cls, api: str, label: str, *, limit: int,
+           path_parameters: Sequence[Mapping[str, str]] = ({},)) -> OperationPlan:
+        return cls(api, label, limit, tuple(tuple(sorted(fixed.items())) for fixed in path_parameters))
+
+    @property
+    def names(self) -> set[str]:
+        """Names of the values the run must supply (those drawn as placeholders)."""
+        return {name for pairs in self.path_parameters for name, value in pairs if value == placeholder(name)}
+
+    def draw(self, known: Mapping[str, str] | None = None) -> list[Any]:
+        """The cases, in the order they are sent; placeholders stay, except those `known` fills (a path parameter
+        neither known nor fixed is generated)."""
+        sets = []
+        for pairs in self.path_parameters:
+            fixed = {}
+            for name, value in pairs:
+                if value == placeholder(name) and known is not None:
+                    if name not in known:
+                        continue
+                    value = known[name]
+                fixed[name] = value
+            sets.append(fixed)
+        op = generated.operation(self.api, self.label)
+        # Drawn first, sent afterwards: hypothesis never sees a request, so a target that stops answering ends
+        # the test at once instead of being shrunk against.
+        return generated.explicit_cases(op, limit=self.limit) + examples_of(generated.fuzzed_cases(
+            op, path_parameters=sets))
+
+
+@dataclass(frozen=True)
+class StrategyPlan:
+    """The examples of the strategy `build(values)` returns; drawn ahead, `values` holds a placeholder for each
+    of `names`."""
+
+    build: Callable[[Mapping[str, Any]], st.SearchStrategy[Any]]
+    names: frozenset[str] = frozenset()
+
+    def draw(self, known: Mapping[str, Any] | None = None) -> list[Any]:
+        values = {name: placeholder(name) for name in self.names} | dict(known or {})
+        return examples_of(self.build(values))
+
+
+Plan = OperationPlan | StrategyPlan
+PlanOf = Callable[[Mapping[str, Any], Profile], "Plan | None"]
+
+
+def planned(plan_of: PlanOf) -> Callable[[F], F]:
+    """Decorator: the test draws the cases of `plan_of(its parameters, the run's profile)` (None: it draws in
+    its own way), so that a helper may draw them ahead."""
+    def mark(test: F) -> F:
+        test.__conformance_plan__ = plan_of  # type: ignore[attr-defined]
+        return test
+    return mark
+
+
+def plan_of_item(item: pytest.Item, profile: Profile) -> Plan | None:
+    """The plan a test draws under `profile`, if it draws its cases up front."""
+    plan_of = _plan_of_function(item)
+    if plan_of is None:
+        return None
+    callspec = getattr(item, "callspec", None)
+    plan = plan_of(dict(callspec.params) if callspec is not None else {}, profile)
+    if isinstance(plan, StrategyPlan) and profile.shrink:
+        return None   # hypothesis runs the test itself (`for_each`)
+    return plan
+
+
+def drawing_modules_last(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The tests in their order, except that the modules of tests that draw their cases up front come after the
+    others: a helper has the most time to draw their cases ahead. The order is the same with or without one."""
+    drawing = {getattr(item, "module", None) for item in items if _plan_of_function(item) is not None}
+    drawing.discard(None)
+    return [item for item in items if getattr(item, "module", None) not in drawing] + \
+        [item for item in items if getattr(item, "module", None) in drawing]
+
+
+def _plan_of_function(item: pytest.Item) -> PlanOf | None:
+    return getattr(getattr(item, "function", None), "__conformance_plan__", None)
+
+
+def drawn(request: pytest.FixtureRequest, plan: Plan, known: Mapping[str, Any] | None = None) -> list[Any]:
+    """The cases of `plan` with its placeholders filled from `known`: from the helper when it drew them, else
+    drawn now, in this process (as a run without the helper draws them)."""
+    known = dict(known or {})
+    ahead: DrawAhead | None = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if ahead is not None and plan.names <= known.keys():
+        cases = ahead.take(request.node.nodeid)
+        if cases is not None:
+            return [filled(case, known) for case in cases]
+    return plan.draw(known)
+
+
+def for_each(request: pytest.FixtureRequest, plan: StrategyPlan, known: Mapping[str, Any], test: Callable[[Any], None],
+             profile: Profile) -> None:
+    """Calls `test` with each example of `plan`, placeholders filled from `known`.
+
+    Under a profile that shrinks, hypothesis calls the test itself, so that a failing example is shrunk to a
+    minimal one; otherwise the examples are drawn first (ahead, when the helper drew them), then tested in turn.
+    """
+    if profile.shrink:
+        @given(value=plan.build(known))
+        def each(value: Any) -> None:
+            test(value)
+
+        each()
+        return
+    for value in drawn(request, plan, known):
+        test(value)
+
+
+# The helper process ----------------------------------------------------------------------------------------
+
+class DrawAhead:
+    """In the run's process: starts the helper once the tests are collected, receives its cases and hands them
+    to the tests."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self._drawn: dict[str, bytes | None] = {}
+        self._expected: set[str] = set()
+        self._ended = False
+        self._lock = threading.Condition()
+        self._process: Any = None
+        self._reader: threading.Thread | None = None
+        self.taken = 0   # tests that took the helper's cases
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from conformance.plugin import resolved_target
+
+        profile = PROFILES[resolved_target(self.config).profile]
+        plans = [(item.nodeid, plan) for item in session.items if (plan := plan_of_item(item, profile)) is not None]
+        if not plans or not _fork_safe():
+            return
+        context = multiprocessing.get_context("fork")
+        receiving, sending = context.Pipe(duplex=False)
+        self._process = context.Process(target=_draw_all, args=(plans, sending), name=PLUGIN_NAME, daemon=True)
+        try:
+            with warnings.catch_warnings():
+                # Python 3.12 warns of any fork beside other threads; `_fork_safe` allowed only the watchdog's
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._process.start()
+        except OSError:    # no process to spare: every test draws its own cases
+            self._process = None
+            return
+        finally:
+            sending.close()
+        self._expected = {key for key, _ in plans}
+        self._reader = threading.Thread(target=self._receive, args=(receiving,), name=PLUGIN_NAME, daemon=True)
+        self._reader.start()
+
+    def _receive(self, receiving: Any) -> None:
+        try:
+            while True:
+                key, payload = pickle.loads(receiving.recv_bytes())
+                with self._lock:
+                    self._drawn[key] = payload
+                    self._lock.notify_all()
+        except (EOFError, OSError, pickle.UnpicklingError):
+            pass
+        finally:
+            receiving.close()
+            with self._lock:
+                self._ended = True
+                self._lock.notify_all()
+
+    def take(self, key: str) -> list[Any] | None:
+        """The cases the helper drew for test `key`, once it has; None when it did not draw them."""
+        if key not in self._expected:
+            return None
+        with self._lock:
+            self._lock.wait_for(lambda: key in self._drawn or self._ended, timeout=WAIT_SECONDS)
+            payload = self._drawn.pop(key, None)
+        if payload is None:
+            return None
+        try:
+            cases = _loads(payload)
+        except Exception:  # noqa: BLE001 - cases this process cannot read back are drawn here instead
+            return None
+        with self._lock:
+            self.taken += 1
+        return cases
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self._expected:
+            terminalreporter.write_line(f"conformance: {self.taken} of {len(self._expected)} property tests took "
+                                        "cases drawn ahead by a helper process")
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.terminate()
+            self._process.join(timeout=5)
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+
+
+def _fork_safe() -> bool:
+    """Whether this process may fork: the child keeps only this thread, and a lock another thread holds stays held
+    in it. The only other thread allowed is the request watchdog's, which the child never uses."""
+    from conformance.clients.deadline import WATCHDOG_THREAD
+
+    return all(thread is threading.current_thread() or thread.name == WATCHDOG_THREAD
+               for thread in threading.enumerate())
+
+
+def _draw_all(plans: list[tuple[str, Plan]], sending: Any) -> None:
+    """In the helper: draws each plan in turn and sends its cases. A plan that cannot be drawn, or whose cases
+    do not read back, is sent as None: the test draws it itself, and reports what went wrong."""
+    # Ctrl-C reaches the whole process group: the run stops the helper itself, without a traceback from here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for key, plan in plans:
+            try:
+                payload: bytes | None = _dumps(plan.draw())
+                _loads(payload)
+            except Exception:  # noqa: BLE001 - the test draws again in the run, where an error is reported
+                payload = None
+            sending.send_bytes(pickle.dumps((key, payload)))
+    except OSError:   # the run ended first
+        pass
+    finally:
+        sending.close()
+
+
+def _dumps(cases: list[Any]) -> bytes:
+    buffer = io.BytesIO()
+    generated.CasePickler(buffer).dump(cases)
+    return buffer.getvalue()
+
+
+def _loads(payload: bytes) -> list[Any]:
+    return generated.CaseUnpickler(io.BytesIO(payload)).load()
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def install(config: pytest.Config) -> None:
+    """Registers the helper where the run asks for it and it can help."""
+    if (config.getoption("draw_ahead", False) and sys.platform.startswith("linux") and usable_cores() > 1
+            and not hasattr(config, "workerinput") and not getattr(config.option, "numprocesses", None)):
+        config.pluginmanager.register(DrawAhead(config), PLUGIN_NAME)

@@ -1,0 +1,149 @@
+"""Cases drawn ahead: a helper process draws what a property test would, placeholders are filled with what the run
+discovered, and the run sends the same requests with the helper as without it."""
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from hypothesis import settings
+from schemathesis.core.parameters import DelimitedValue
+
+from conformance import schemathesis_support as generated
+from conformance.cases_ahead import (DrawAhead, OperationPlan, StrategyPlan, drawn, filled, placeholder,
+                                      usable_cores)
+from conformance.checks import data as data_checks
+from conformance.profiles import PROFILES
+from conformance.reference import ReferenceServer
+from conformance.session import reference_credentials
+from conformance.strategies import invalid_params
+from conformance.strategies.jsonrpc import InvalidCase
+
+
+#: The quick profile's example count, drawn the same way every time.
+settings.register_profile("cases-ahead-test", parent=settings.get_profile(PROFILES["quick"].hypothesis_profile),
+                          derandomize=True)
+
+
+@pytest.fixture
+def drawing() -> Iterator[None]:
+    current = settings._current_profile  # type: ignore[attr-defined]
+    settings.load_profile("cases-ahead-test")
+    try:
+        yield
+    finally:
+        settings.load_profile(current)
+
+
+def test_placeholders_are_filled_wherever_they_were_drawn() -> None:
+    case = InvalidCase({"id": placeholder("id"), "encoding": 7}, "encoding", "type", "RPC-IDX-015")
+    assert filled([case, (placeholder("id"), "x")], {"id": "2Zb…"}) == [
+        InvalidCase({"id": "2Zb…", "encoding": 7}, "encoding", "type", "RPC-IDX-015"), ("2Zb…", "x")]
+    assert filled({"text": "an ordinary value"}, {}) == {"text": "an ordinary value"}
+
+
+def _operation_plan() -> OperationPlan:
+    spec = data_checks.operation("listTransactions")
+    names = [part.split("}")[0] for part in spec.template.split("{")[1:]]
+    return OperationPlan.of("data", f"{spec.method} {spec.template}", limit=10,
+                            path_parameters=[{name: placeholder(name) for name in names}])
+
+
+def test_drawn_cases_read_back_as_they_were_and_take_the_discovered_path_values(drawing: None) -> None:
+    cases = _operation_plan().draw()
+    cases[0].query = {**cases[0].query, "spread": DelimitedValue("a,b", "a%2C,b")}  # schemathesis' own str
+    buffer = io.BytesIO()
+    generated.CasePickler(buffer).dump(cases)
+    back = generated.CaseUnpickler(io.BytesIO(buffer.getvalue())).load()
+    assert [case.as_transport_kwargs(base_url="http://t") for case in back] == \
+        [case.as_transport_kwargs(base_url="http://t") for case in cases]
+    assert back[0].query["spread"].encoded == "a%2C,b"
+    known = {"network": "mainnet", "blockchainId": "c-chain", "address": "0xab"}
+    # The fuzzed cases hold the placeholders (the examples and coverage phases generate their own path values).
+    fuzzed = [case for case in back if placeholder("network") in case.path_parameters.values()]
+    assert fuzzed
+    for before, after in zip(back, filled(back, known)):
+        assert "conformance-discovered" not in str(after.path_parameters)
+        if before in fuzzed:
+            assert after.path_parameters == {name: known[name] for name in before.path_parameters}
+            assert after.query == before.query
+
+
+def test_a_strategy_plan_draws_its_placeholders_and_what_is_known_alike(drawing: None) -> None:
+    plan = StrategyPlan(lambda known: invalid_params("index.getContainerByID", api="index",
+                                                     fixed={"id": known["id"]}), frozenset({"id"}))
+    ahead = filled(plan.draw(), {"id": "X"})
+    here = plan.draw({"id": "X"})
+    assert ahead == here and len(here) == PROFILES["quick"].examples
+
+
+class _Recorded:
+    """Every request the reference answers: method, path with query, body."""
+
+    def __init__(self, server: ReferenceServer) -> None:
+        self.requests: list[tuple[str, str, bytes]] = []
+        self._lock = threading.Lock()
+        route = server.app.route
+
+        def recorded(request: Any) -> Any:
+            with self._lock:
+                self.requests.append((request.method, request.full_path, request.get_data()))
+            return route(request)
+        server.app.route = recorded  # type: ignore[method-assign]
+
+
+def _run(server: ReferenceServer, report_dir: Path, *options: str) -> str:
+    target = ["--target-url", server.url, "--evm-chain", str(server.info()["evm_blockchain_id"]),
+              *[f"--sample={name}={value}" for name, value in reference_credentials(server.info()).items()]]
+    result = subprocess.run(
+        [sys.executable, "-m", "conformance", "run", "--profile", "quick", "--api", "index,evm,data,metrics",
+         "--report-dir", str(report_dir), *target, *options, "--",
+         "-k", "test_generated_requests or test_invalid", "--hypothesis-seed=1"],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or usable_cores() < 2,
+                    reason="the helper process runs on Linux with more than one core")
+def test_a_run_sends_the_same_requests_with_and_without_the_helper(tmp_path: Path) -> None:
+    with ReferenceServer() as server:
+        recorded = _Recorded(server)
+        alone = _run(server, tmp_path / "alone", "--no-draw-ahead")
+        without = list(recorded.requests)
+        recorded.requests.clear()
+        helped = _run(server, tmp_path / "helped")
+    assert "drawn ahead" not in alone
+    taken = re.search(r"conformance: (\d+) of (\d+) property tests took cases drawn ahead", helped)
+    assert taken and taken.group(1) == taken.group(2) and int(taken.group(1)) > 30, helped[-2000:]
+    generated_routes = [request for request in without if not request[1].startswith("/ext/info")]
+    assert len(generated_routes) > 100
+    assert sorted(recorded.requests) == sorted(without)
+
+
+def test_a_test_draws_its_own_cases_when_the_helper_did_not(drawing: None) -> None:
+    ahead = DrawAhead(config=None)  # type: ignore[arg-type]
+    ahead._expected = {"t"}
+    ahead._ended = True   # the helper ended (or died) without sending this test's cases
+    assert ahead.take("t") is None
+    ahead._drawn["u"], ahead._expected = b"not a pickle", {"u"}
+    assert ahead.take("u") is None
+
+    class _Request:
+        class config:   # noqa: N801 - the shape of pytest's request.config
+            class pluginmanager:  # noqa: N801
+                @staticmethod
+                def get_plugin(name: str) -> DrawAhead:
+                    return ahead
+
+        class node:  # noqa: N801
+            nodeid = "t"
+    plan = StrategyPlan(lambda known: invalid_params("index.getContainerByID", api="index",
+                                                     fixed={"id": known["id"]}), frozenset({"id"}))
+    cases = drawn(_Request(), plan, {"id": "X"})  # type: ignore[arg-type]
+    assert cases == plan.draw({"id": "X"}) and all("conformance-discovered" not in str(case) for case in cases)
