@@ -40,7 +40,7 @@ from conformance.profiles import PROFILES, Profile
 
 F = TypeVar("F", bound=Callable[..., Any])
 PLUGIN_NAME = "conformance-draw-ahead"
-#: How long a test waits for the helper to reach its plan before drawing its cases itself.
+#: How long a test waits for the helper to reach its plan before the run gives up on the helper.
 WAIT_SECONDS = 120.0
 #: A placeholder travels as it is written: characters a URL path never encodes (schemathesis encodes fixed path
 #: parameters), a prefix no identifier has.
@@ -269,7 +269,8 @@ class DrawAhead:
         if key not in self._expected:
             return None
         with self._lock:
-            self._lock.wait_for(lambda: key in self._drawn or self._ended, timeout=WAIT_SECONDS)
+            if not self._lock.wait_for(lambda: key in self._drawn or self._ended, timeout=WAIT_SECONDS):
+                self._ended = True   # a helper that stalls is given up on: the later tests do not wait for it
             payload = self._drawn.pop(key, None)
         if payload is None:
             return None

@@ -147,3 +147,14 @@ def test_a_test_draws_its_own_cases_when_the_helper_did_not(drawing: None) -> No
                                                      fixed={"id": known["id"]}), frozenset({"id"}))
     cases = drawn(_Request(), plan, {"id": "X"})  # type: ignore[arg-type]
     assert cases == plan.draw({"id": "X"}) and all("conformance-discovered" not in str(case) for case in cases)
+
+
+def test_a_helper_that_stalls_is_given_up_on_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import conformance.cases_ahead as cases_ahead
+
+    monkeypatch.setattr(cases_ahead, "WAIT_SECONDS", 0.05)
+    ahead = DrawAhead(config=None)  # type: ignore[arg-type]
+    ahead._expected = {"a", "b"}   # the helper never sends either
+    assert ahead.take("a") is None
+    assert ahead._ended   # so the next test draws its own cases at once
+    assert ahead.take("b") is None
