@@ -13,9 +13,12 @@ when the test takes its cases. Such values are fixed, never drawn, so the cases 
 drawn itself under the same hypothesis seed: the requests and the reproducers are the same with or without the
 helper.
 
-The helper runs only where it helps and is safe: on Linux (forked once the tests are collected, before any thread
-of the run starts), with more than one usable core, outside pytest-xdist (its workers use the cores already), when
-the run asks for it (`conformance run` does; `--no-draw-ahead` turns it off).
+A fork starts at once with what the run has loaded (the documents, the strategies built at collection). The helper
+runs only where it helps and is safe: on Linux, forked once the tests are collected while no thread of the run but
+the request watchdog exists (an embedded reference target serving from the run's process keeps it off), with more
+than one usable core, outside pytest-xdist (its workers use the cores already), when the run asks for it
+(`conformance run` does; `--no-draw-ahead` turns it off). A helper that stalls is given up on once, after
+`WAIT_SECONDS`: every later test draws its own cases.
 """
 from __future__ import annotations
 
