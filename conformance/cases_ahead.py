@@ -47,12 +47,13 @@ PLUGIN_NAME = "conformance-draw-ahead"
 WAIT_SECONDS = 120.0
 #: A placeholder travels as it is written: characters a URL path never encodes (schemathesis encodes fixed path
 #: parameters), a prefix no identifier has.
-_PLACEHOLDER = re.compile(r"conformance-discovered-(\w+)")
+_PREFIX = "conformance-discovered-"
+_PLACEHOLDER = re.compile(re.escape(_PREFIX) + r"(\w+)")
 
 
 def placeholder(name: str) -> str:
     """What a value the run discovers later is drawn as; `filled` puts the value in its place."""
-    return f"conformance-discovered-{name}"
+    return _PREFIX + name
 
 
 def filled(value: Any, known: Mapping[str, Any]) -> Any:

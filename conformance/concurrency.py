@@ -224,9 +224,16 @@ class ConcurrentLoop:
     def _call(self, item: pytest.Item) -> Any:
         """The call phase of `item`, in a thread of the pool."""
         hook = self._call_hook(item)
+        with self._measuring():
+            return pytest.CallInfo.from_call(lambda: hook(item=item), when="call", reraise=_reraise(item.config))
+
+    @contextlib.contextmanager
+    def _measuring(self) -> Iterator[None]:
+        """Adds the requests this thread sends inside the block, and the processor time it uses, to the loop's
+        measure of how long calls wait against how long they compute (`lanes`)."""
         requests, cpu = answered_in_this_thread(), time.thread_time()
         try:
-            return pytest.CallInfo.from_call(lambda: hook(item=item), when="call", reraise=_reraise(item.config))
+            yield
         finally:
             requests_after, cpu_after = answered_in_this_thread(), time.thread_time()
             with self._measured:
@@ -248,13 +255,8 @@ class ConcurrentLoop:
             return None
 
         def measured(value: T) -> Any:
-            requests, cpu = answered_in_this_thread(), time.thread_time()
-            try:
+            with self._measuring():
                 return send(value)
-            finally:
-                with self._measured:
-                    self.requests += answered_in_this_thread() - requests
-                    self.busy += time.thread_time() - cpu
         return list(pool.map(measured, values))
 
     def _call_hook(self, item: pytest.Item) -> Any:
