@@ -88,6 +88,10 @@ class _Script(BaseHTTPRequestHandler):
             self._send(302, b"", {"Location": _OTHER_ORIGIN["url"] + "/landed"})
         elif kind == "post-302":
             self._send(302, b"", {"Location": "/ok"})
+        elif kind == "set-cookie":
+            self._send(200, b"{}", {"Set-Cookie": "session=abc; Path=/"})
+        elif kind == "cookie":
+            self._send(200, json.dumps({"cookie": self.headers.get("Cookie")}).encode())
         else:
             self._send(200, json.dumps({"path": self.path}).encode())
 
@@ -126,6 +130,23 @@ def test_the_api_key_is_sent_but_reproducers_show_a_placeholder(server: str) -> 
     exchange = RestClient(http, server, send_key=True).get("/ok", {"pageToken": "tok123"})
     assert "very-secret-key" not in exchange.curl() and "very-secret-key" not in repr(exchange)
     assert SECRET_PLACEHOLDER in exchange.curl() and "pageToken=tok123" in exchange.curl()
+
+
+def test_a_cookie_the_target_sets_is_not_sent_back(server: str) -> None:
+    """Each request stands alone, as the curl line that reproduces it does."""
+    http = HttpSession()
+    http.request("GET", server + "/set-cookie")
+    assert http.request("GET", server + "/cookie").json() == {"cookie": None}
+
+
+def test_a_proxy_from_the_environment_carries_the_requests(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", server)
+    http = HttpSession()
+    # The test server, as a proxy, answers with the absolute URL it was asked for.
+    assert http.request("GET", "http://target.invalid/via-proxy").json() == {"path": "http://target.invalid/via-proxy"}
+    assert http.request("GET", "http://target.invalid/again").status == 200 and http.requests_sent == 2
 
 
 def test_a_429_is_waited_out_and_retried(server: str) -> None:

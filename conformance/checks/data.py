@@ -167,6 +167,9 @@ def next_token(body: Any) -> Any:
 
 def is_strict_json(exchange: Exchange) -> bool:
     """Whether the body is JSON as RFC 8259 defines it (no NaN or Infinity, which Python's parser lets through)."""
+    if exchange.is_json():   # parsed once for every check, UTF-8 alone; the other encodings JSON had are read below
+        return True
+
     def refuse(constant: str) -> Any:
         raise ValueError(constant)
     try:

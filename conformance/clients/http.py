@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping, NoReturn
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import requests.structures
 import urllib3
 
 from conformance.clients.deadline import deadline_session, watching
@@ -217,8 +218,7 @@ class HttpSession:
         secrets = secret if isinstance(secret, Mapping) else self.secret_values if secret else {}
         all_headers.update(secrets)
         hidden = self.secret_names | {name.lower() for name in secrets}
-        prepared = self.session.prepare_request(
-            requests.Request(method, url, params=params, headers=all_headers, data=body))
+        prepared = self._prepared(method, url, params, all_headers, body)
         throttled = unavailable = 0
         visited = [prepared.url]
         while True:
@@ -234,6 +234,20 @@ class HttpSession:
                 prepared = self._redirected(prepared, exchange, visited)
             else:
                 return exchange
+
+    def _prepared(self, method: str, url: str, params: Mapping[str, Any] | None, headers: Mapping[str, str],
+                  body: bytes | None) -> requests.PreparedRequest:
+        """The request as requests' session prepares it, less its cookie jar and hooks (the suite uses neither),
+        which cost a tenth of a request's time against a target on the same machine."""
+        merged = requests.structures.CaseInsensitiveDict(self.session.headers)
+        merged.update(headers)
+        prepared = requests.PreparedRequest()
+        prepared.prepare_method(method)
+        prepared.prepare_url(url, params)
+        prepared.prepare_headers(merged)
+        prepared.prepare_body(body, None)
+        prepared.prepare_auth(None, url)   # a user and password written in the target's URL
+        return prepared
 
     def _wait_out(self, exchange: Exchange, attempt: int, retries: int, error: type[SuiteError], *,
                   backoff: float) -> None:
@@ -320,10 +334,11 @@ class HttpSession:
         ends = time.monotonic() + self.limits.exchange_timeout
         try:
             with watching(ends) as watch:
-                response = self.session.send(prepared, stream=True, allow_redirects=False,
-                                             proxies=self._proxies_for(exchange.url),
-                                             timeout=(self.limits.connect_timeout,
-                                                      min(self.limits.read_timeout, self.limits.exchange_timeout)))
+                # The session's adapter directly: the session would only add its cookie jar and hooks.
+                response = self.session.get_adapter(exchange.url).send(
+                    prepared, stream=True, verify=self.session.verify, cert=self.session.cert,
+                    proxies=self._proxies_for(exchange.url),
+                    timeout=(self.limits.connect_timeout, min(self.limits.read_timeout, self.limits.exchange_timeout)))
             if watch.fired:
                 response.close()
                 raise TargetUnreachable(self._headers_late(exchange))
