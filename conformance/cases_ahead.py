@@ -5,8 +5,9 @@ Drawing a case costs more processor time than the request it becomes (a negative
 more); on one core the run waits for every draw. A test that draws its cases up front names them with a plan:
 `OperationPlan` (schemathesis' examples, coverage and fuzzed cases of one operation) or `StrategyPlan` (the
 examples of a hypothesis strategy), marked on the test with `@planned`. Once the tests are collected, a helper
-process forked from the run draws every selected plan in the order of the tests and hands the cases back pickled;
-the test takes them with `drawn(...)`, or draws them itself when the helper did not.
+process forked from the run draws every selected plan in the order of the tests and hands the cases back pickled
+(a schemathesis case as the request it becomes, a `WireCase`: the run needs none of schemathesis' document
+machinery to send it); the test takes them with `drawn(...)`, or draws them itself when the helper did not.
 
 A value the run learns only later (a discovered address, a container ID) is drawn as a placeholder and filled in
 when the test takes its cases. Such values are fixed, never drawn, so the cases are the ones the test would have
@@ -23,7 +24,6 @@ than one usable core, outside pytest-xdist (its workers use the cores already), 
 from __future__ import annotations
 
 import dataclasses
-import io
 import multiprocessing
 import os
 import pickle
@@ -57,8 +57,8 @@ def placeholder(name: str) -> str:
 
 
 def filled(value: Any, known: Mapping[str, Any]) -> Any:
-    """`value` with every placeholder inside it (in strings, containers, the suite's dataclasses, the path
-    parameters of schemathesis cases) replaced by the known value of its name."""
+    """`value` with every placeholder inside it (in strings, containers, the suite's dataclasses, the paths of
+    generated cases) replaced by the known value of its name."""
     if isinstance(value, str):
         match = _PLACEHOLDER.fullmatch(value)
         return known[match.group(1)] if match else value
@@ -66,13 +66,10 @@ def filled(value: Any, known: Mapping[str, Any]) -> Any:
         return {key: filled(item, known) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(filled(item, known) for item in value)
-    if generated.is_case(value):   # a placeholder is a fixed path parameter, encoded as schemathesis encodes them
-        current = dict(value.path_parameters or {})
-        found = {name: known[match.group(1)] for name, item in current.items()
-                 if isinstance(item, str) and (match := _PLACEHOLDER.fullmatch(item))}
-        if not found:
-            return value
-        return generated.copy_case(value, path_parameters=current | generated.path_encoded(found))
+    if isinstance(value, generated.WireCase):   # in its path, a placeholder stands encoded as a fixed path value
+        return dataclasses.replace(
+            value, path=_PLACEHOLDER.sub(lambda match: generated.path_segment(known[match.group(1)]), value.path),
+            request=filled(value.request, known))
     if dataclasses.is_dataclass(value) and type(value).__module__.startswith("conformance."):
         return dataclasses.replace(value, **{f.name: filled(getattr(value, f.name), known)
                                              for f in dataclasses.fields(value) if f.init})
@@ -112,8 +109,8 @@ class OperationPlan:
         return {name for pairs in self.path_parameters for name, value in pairs if value == placeholder(name)}
 
     def draw(self, known: Mapping[str, str] | None = None) -> list[Any]:
-        """The cases, in the order they are sent; placeholders stay, except those `known` fills (a path parameter
-        neither known nor fixed is generated)."""
+        """The cases as they are sent (`WireCase`), in order; placeholders stay, except those `known` fills (a path
+        parameter neither known nor fixed is generated)."""
         sets = []
         for pairs in self.path_parameters:
             fixed = {}
@@ -127,8 +124,9 @@ class OperationPlan:
         op = generated.operation(self.api, self.label)
         # Drawn first, sent afterwards: hypothesis never sees a request, so a target that stops answering ends
         # the test at once instead of being shrunk against.
-        return generated.explicit_cases(op, limit=self.limit) + examples_of(generated.fuzzed_cases(
+        cases = generated.explicit_cases(op, limit=self.limit) + examples_of(generated.fuzzed_cases(
             op, path_parameters=sets))
+        return [generated.wire_case(self.api, case) for case in cases]
 
 
 @dataclass(frozen=True)
@@ -279,7 +277,7 @@ class DrawAhead:
         if payload is None:
             return None
         try:
-            cases = _loads(payload)
+            cases = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - cases this process cannot read back are drawn here instead
             return None
         with self._lock:
@@ -317,8 +315,7 @@ def _draw_all(plans: list[tuple[str, Plan]], sending: Any) -> None:
     try:
         for key, plan in plans:
             try:
-                payload: bytes | None = _dumps(plan.draw())
-                _loads(payload)
+                payload: bytes | None = pickle.dumps(plan.draw())
             except Exception:  # noqa: BLE001 - the test draws again in the run, where an error is reported
                 payload = None
             sending.send_bytes(pickle.dumps((key, payload)))
@@ -326,16 +323,6 @@ def _draw_all(plans: list[tuple[str, Plan]], sending: Any) -> None:
         pass
     finally:
         sending.close()
-
-
-def _dumps(cases: list[Any]) -> bytes:
-    buffer = io.BytesIO()
-    generated.CasePickler(buffer).dump(cases)
-    return buffer.getvalue()
-
-
-def _loads(payload: bytes) -> list[Any]:
-    return generated.CaseUnpickler(io.BytesIO(payload)).load()
 
 
 def usable_cores() -> int:

@@ -3,8 +3,8 @@
 - `operation(api, "GET /path")` loads the API's document with schemathesis (cached) and returns one operation.
 - `explicit_cases(...)` gives the cases of the examples and coverage phases (bounded by `limit`);
   `fuzzed_cases(...)` is a hypothesis strategy for the fuzzing phase (use with `@given`).
-- `send(client, case)` sends a case through OUR RestClient/HttpSession, so the run's rate limit, request budget,
-  API key and recorded exchanges apply, and the reproducer is our curl line with the real pageToken.
+- `send(client, wire_case(api, case))` sends a case through OUR RestClient/HttpSession, so the run's rate limit,
+  request budget, API key and recorded exchanges apply, and the reproducer is our curl line with the real pageToken.
 - `rest_check(api)` registers a check `fn(request, exchange)` for one API, both in our registry (used by
   `CaseRun`) and with schemathesis (`schemathesis.check`), so one rule has one implementation.
 - `CaseRun` sends cases, applies every registered check of the API to each and keeps going after a failure;
@@ -12,27 +12,26 @@
 
 Only documented schemathesis API is relied on where it exists (`openapi.from_path`, `APIOperation.as_strategy`,
 `Case`, `schemathesis.check`); the coverage phase is reached through `schema.iter_coverage_cases`, which
-tests/test_rest_support.py pins so that an upgrade that moves it fails loudly. Cases drawn in a helper process
-(conformance.cases_ahead) travel through `CasePickler`, which rebuilds a `Case` through its constructor and encodes a
-fixed path value as schemathesis does (`quote_all`); tests/test_cases_ahead.py fails if either changes.
+tests/test_rest_support.py pins so that an upgrade that moves it fails loudly.
+
+A case is sent as a `WireCase`: the request as schemathesis would send it, relative to the API's base URL, with
+what the checks know of it (`GeneratedRequest`). It is made where the case is drawn, so a process that only sends
+and judges cases (the run, when a helper process drew them: conformance.cases_ahead) needs none of schemathesis'
+document machinery; tests/test_rest_support.py compares its URLs with schemathesis' own.
 """
 from __future__ import annotations
 
 import json
-import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
-from urllib.parse import parse_qs, parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qs, parse_qsl, quote, unquote, urljoin, urlsplit
 
 import schemathesis
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
-from schemathesis.core import NOT_SET
-from schemathesis.core.parameters import DelimitedValue
-from schemathesis.generation.case import Case
-from schemathesis.schemas import APIOperation, BaseSchema
+from schemathesis.transport.prepare import prepare_path
 from schemathesis.transport.serialization import quote_all
 
 from conformance import specs
@@ -48,16 +47,10 @@ _TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "connection", "x-schemath
 
 # Loading ----------------------------------------------------------------------------------------------------
 
-#: The API of each document `schema` loaded, by the loaded object's id (they stay loaded for the process's life).
-_API_OF: dict[int, str] = {}
-
-
 @cache
 def schema(api: str) -> Any:
     """The API's OpenAPI document loaded by schemathesis (a `schemathesis.BaseSchema`)."""
-    loaded = schemathesis.openapi.from_path(specs.openapi_path(api))
-    _API_OF[id(loaded)] = api
-    return loaded
+    return schemathesis.openapi.from_path(specs.openapi_path(api))
 
 
 def operation(api: str, label: str) -> Any:
@@ -97,67 +90,14 @@ def fuzzed_cases(op: Any, *, modes: Iterable[GenerationMode] = MODES,
                       for mode in modes for fixed in path_parameters])
 
 
-def is_case(value: Any) -> bool:
-    return type(value) is Case
-
-
 def path_encoded(values: Mapping[str, Any]) -> dict[str, Any]:
     """Path parameter values encoded as schemathesis encodes the fixed ones a strategy is given."""
     return quote_all(dict(values))
 
 
-def copy_case(case: Any, **changes: Any) -> Any:
-    """A new schemathesis Case like `case` but for `changes` (of its constructor's arguments)."""
-    return Case(case.operation, **(_constructor_arguments(case) | changes))
-
-
-def _constructor_arguments(case: Any) -> dict[str, Any]:
-    return dict(method=case.method, path=case.path, id=case.id, path_parameters=case.path_parameters,
-                headers=case.headers, cookies=case.cookies, query=case.query, body=case.body,
-                media_type=case.media_type, multipart_content_types=case.multipart_content_types, meta=case.meta)
-
-
-class CasePickler(pickle.Pickler):
-    """Pickles drawn cases for another process of the same run: the operation and schema of a case are sent by
-    name (the other process loads the same documents), a Case through its constructor."""
-
-    def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, APIOperation):
-            return ("operation", _api_of(obj.schema), obj.label)
-        if isinstance(obj, BaseSchema):
-            return ("schema", _api_of(obj))
-        if obj is NOT_SET:
-            return ("not-set",)
-        return None
-
-    def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Case:
-            return _rebuilt_case, (obj.operation, _constructor_arguments(obj))
-        if type(obj) is DelimitedValue:   # its constructor takes the wire form too, which pickle leaves out
-            return DelimitedValue, (str(obj), obj.encoded)
-        return NotImplemented
-
-
-class CaseUnpickler(pickle.Unpickler):
-    def persistent_load(self, pid: Any) -> Any:
-        if pid[0] == "operation":
-            return operation(pid[1], pid[2])
-        if pid[0] == "schema":
-            return schema(pid[1])
-        if pid[0] == "not-set":
-            return NOT_SET
-        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
-
-
-def _rebuilt_case(op: Any, fields: dict[str, Any]) -> Any:
-    return Case(op, **fields)
-
-
-def _api_of(loaded: Any) -> str:
-    try:
-        return _API_OF[id(loaded)]
-    except KeyError:
-        raise pickle.PicklingError("a case of a document this module did not load") from None
+def path_segment(value: Any) -> str:
+    """A fixed path value as it stands in a `WireCase`'s path."""
+    return quote(str(path_encoded({"value": value})["value"]))
 
 
 def mode_of(case: Any) -> str:
@@ -179,12 +119,41 @@ class GeneratedRequest:
     @classmethod
     def of(cls, api: str, case: Any) -> GeneratedRequest:
         path = {name: unquote(str(value)) for name, value in (case.path_parameters or {}).items()}
-        return cls(api, f"{case.method.upper()} {case.path}", path, dict(case.query or {}), mode_of(case))
+        # A value schemathesis pre-encodes (a delimited array) is a str subclass of its own; a plain copy travels
+        # to another process with the case.
+        query = {name: _plain(value) for name, value in (case.query or {}).items()}
+        return cls(api, f"{case.method.upper()} {case.path}", path, query, mode_of(case))
 
 
-def send(client: RestClient, case: Any) -> Exchange:
-    """Sends a generated case through our client (rate limit, budget, API key and reproducer apply)."""
-    kwargs = case.as_transport_kwargs(base_url=client.base_url)
+def _plain(value: Any) -> Any:
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True)
+class WireCase:
+    """A generated case as it goes on the wire, and what the checks know of it (`request`)."""
+
+    method: str
+    path: str                      # the operation's path with its values, percent-encoded, relative to the base URL
+    params: dict[str, Any]         # query parameters as our client takes them
+    headers: dict[str, str]
+    body: bytes | None
+    request: GeneratedRequest
+
+    def url(self, base_url: str) -> str:
+        """The URL the case goes to under `base_url`: schemathesis' `build_request_url` in two halves, the
+        path quoted where the case is drawn (`wire_case`), joined here."""
+        base = base_url.replace("%", "%25")
+        return unquote(urljoin(base if base.endswith("/") else base + "/", self.path))
+
+
+def wire_case(api: str, case: Any) -> WireCase:
+    """The request schemathesis would send for `case`, as our client sends it."""
+    kwargs = case.as_transport_kwargs(base_url="http://conformance.invalid")
     headers = {name: str(value) for name, value in (kwargs.get("headers") or {}).items()
                if name.lower() not in _TRANSPORT_HEADERS}
     body: bytes | None = None
@@ -200,8 +169,14 @@ def send(client: RestClient, case: Any) -> Exchange:
             pairs.setdefault(name, []).append(value)
         raw = {name: values[0] if len(values) == 1 else values for name, values in pairs.items()}
     params = {name: _wire(value) for name, value in raw.items()}
-    return client.http.request(kwargs["method"], kwargs["url"], params=params, headers=headers, body=body,
-                               secret=client.send_key)
+    return WireCase(kwargs["method"], quote(prepare_path(case.path, case.path_parameters).lstrip("/")), params,
+                    headers, body, GeneratedRequest.of(api, case))
+
+
+def send(client: RestClient, wire: WireCase) -> Exchange:
+    """Sends a generated case through our client (rate limit, budget, API key and reproducer apply)."""
+    return client.http.request(wire.method, wire.url(client.base_url), params=wire.params, headers=wire.headers,
+                               body=wire.body, secret=client.send_key)
 
 
 def _wire(value: Any) -> Any:
@@ -324,21 +299,24 @@ class CaseRun:
     sent: int = 0
 
     def run(self, case: Any) -> Exchange:
-        """Sends one case and applies the checks; a Violation is kept, not raised."""
-        return self.judge(case, send(self.client, case))
+        """Sends one case (a schemathesis `Case` or a `WireCase`) and applies the checks; a Violation is kept,
+        not raised."""
+        wire = self._wire(case)
+        return self.judge(wire, send(self.client, wire))
 
     def run_all(self, cases: Sequence[Any], config: Any) -> None:
         """Sends the cases, several at once where the run keeps tests in flight, then judges each answer in
         order, here, where the test's evidence is recorded."""
         from conformance.concurrency import sent_each
 
-        for case, exchange in zip(cases, sent_each(config, lambda case: send(self.client, case), cases)):
-            self.judge(case, exchange)
+        wires = [self._wire(case) for case in cases]
+        for wire, exchange in zip(wires, sent_each(config, lambda wire: send(self.client, wire), wires)):
+            self.judge(wire, exchange)
 
     def judge(self, case: Any, exchange: Exchange) -> Exchange:
         """Applies the checks to the answer to one case; a Violation is kept, not raised."""
         self.sent += 1
-        request = GeneratedRequest.of(self.api, case)
+        request = self._wire(case).request
         for check in self.checks if self.checks is not None else CHECKS.get(self.api, []):
             try:
                 check(request, exchange)
@@ -347,6 +325,9 @@ class CaseRun:
                 # none of the others, which still judge this case.
                 self.violations.append(violation)
         return exchange
+
+    def _wire(self, case: Any) -> WireCase:
+        return case if isinstance(case, WireCase) else wire_case(self.api, case)
 
     def finish(self) -> None:
         """Raises the first Violation, naming how many others the cases gave and which rules they broke."""

@@ -247,7 +247,7 @@ def test_a_generated_case_is_sent_through_our_session_with_the_real_page_token(c
     op = sts.operation("metrics", "GET /v2/chains/{chainId}/metrics/{metric}")
     case = op.Case(path_parameters={"chainId": "total", "metric": "txCount"},
                    query={"pageToken": "3f0c9b1e-7a2d-4c55-9e61-0d8f2b7a4c10", "pageSize": 5})
-    exchange = sts.send(client, case)
+    exchange = sts.send(client, sts.wire_case("metrics", case))
     assert client.http.requests_sent == 1 and exchange.status == 404
     assert "pageToken=3f0c9b1e-7a2d-4c55-9e61-0d8f2b7a4c10" in exchange.curl()
     assert "schemathesis" not in exchange.curl().lower()
@@ -293,6 +293,13 @@ def test_schemathesis_api_we_rely_on_is_still_there() -> None:
     import conformance.checks.metrics  # noqa: F401 - registers the metrics checks
     names = {getattr(check, "__name__", "") for check in CHECKS.get_all()}
     assert "conformance_metrics_error_has_documented_body" in names
+
+
+@pytest.mark.parametrize("base", ["http://target", "http://target/", "http://target/pre/fix", "http://t/a%2Fb/"])
+def test_a_case_goes_where_schemathesis_would_send_it(base: str) -> None:
+    for label in ("GET /v2/chains/{chainId}/metrics/{metric}", "GET /v1/avg_tps/{chainId}"):
+        for case in sts.explicit_cases(sts.operation("metrics", label)):
+            assert sts.wire_case("metrics", case).url(base) == case.as_transport_kwargs(base_url=base)["url"]
 
 
 @settings(max_examples=10)
