@@ -90,14 +90,10 @@ def fuzzed_cases(op: Any, *, modes: Iterable[GenerationMode] = MODES,
                       for mode in modes for fixed in path_parameters])
 
 
-def path_encoded(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Path parameter values encoded as schemathesis encodes the fixed ones a strategy is given."""
-    return quote_all(dict(values))
-
-
 def path_segment(value: Any) -> str:
-    """A fixed path value as it stands in a `WireCase`'s path."""
-    return quote(str(path_encoded({"value": value})["value"]))
+    """A fixed path value as it stands in a `WireCase`'s path: encoded as schemathesis encodes the fixed path
+    values a strategy is given, then quoted with the rest of the path."""
+    return quote(str(quote_all({"value": value})["value"]))
 
 
 def mode_of(case: Any) -> str:

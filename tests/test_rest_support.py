@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
@@ -300,6 +301,15 @@ def test_a_case_goes_where_schemathesis_would_send_it(base: str) -> None:
     for label in ("GET /v2/chains/{chainId}/metrics/{metric}", "GET /v1/avg_tps/{chainId}"):
         for case in sts.explicit_cases(sts.operation("metrics", label)):
             assert sts.wire_case("metrics", case).url(base) == case.as_transport_kwargs(base_url=base)["url"]
+
+
+def test_a_case_with_a_delimited_query_value_travels_to_another_process() -> None:
+    from schemathesis.core.parameters import DelimitedValue
+
+    op = sts.operation("metrics", "GET /v1/avg_tps/{chainId}")
+    wire = sts.wire_case("metrics", op.Case(path_parameters={"chainId": "total"},
+                                            query={"spread": DelimitedValue("a,b", "a%2C,b")}))
+    assert pickle.loads(pickle.dumps(wire)) == wire and wire.request.query == {"spread": "a,b"}
 
 
 @settings(max_examples=10)
