@@ -3,6 +3,7 @@ timed, redirects kept within the target."""
 from __future__ import annotations
 
 import email.utils
+import io
 import json
 import threading
 import time
@@ -11,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from conformance.clients.deadline import why_silent
+from conformance.clients.deadline import _HTTPConnection, why_silent
 from conformance.clients.http import SECRET_PLACEHOLDER, Exchange, HttpSession, Limits, NotJson, _retry_after
 from conformance.clients.rest import RestClient
 from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
@@ -137,6 +138,34 @@ def test_a_cookie_the_target_sets_is_not_sent_back(server: str) -> None:
     http = HttpSession()
     http.request("GET", server + "/set-cookie")
     assert http.request("GET", server + "/cookie").json() == {"cookie": None}
+
+
+class _RecordingSocket:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    def settimeout(self, timeout: float | None) -> None:
+        pass
+
+
+@pytest.mark.parametrize("body", [b'{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0"}', None])
+def test_headers_and_body_leave_in_one_write(body: bytes | str | None) -> None:
+    connection = _HTTPConnection("target.invalid", 80)
+    connection.sock = sock = _RecordingSocket()  # type: ignore[assignment]
+    connection.request("POST" if body else "GET", "/ext/info", body=body, headers={"X-Case": "1"})
+    assert len(sock.writes) == 1
+    head, _, sent = sock.writes[0].partition(b"\r\n\r\n")
+    assert b"X-Case: 1" in head and sent == (body.encode() if isinstance(body, str) else body or b"")
+
+
+def test_a_body_read_from_a_file_is_still_sent_after_the_headers() -> None:
+    connection = _HTTPConnection("target.invalid", 80)
+    connection.sock = sock = _RecordingSocket()  # type: ignore[assignment]
+    connection.request("POST", "/upload", body=io.BytesIO(b"abc"), headers={"Content-Length": "3"})
+    assert b"".join(sock.writes).endswith(b"\r\n\r\nabc")
 
 
 def test_a_proxy_from_the_environment_carries_the_requests(server: str, monkeypatch: pytest.MonkeyPatch) -> None:

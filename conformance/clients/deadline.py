@@ -113,11 +113,39 @@ class _Watched:
                 pass
 
 
-class _HTTPConnection(_Watched, urllib3.connection.HTTPConnection):
+class _OneWrite:
+    """A request's headers and body go out in one write, as http.client itself sends them, not two.
+
+    urllib3 writes the body after the headers; on a connection without Nagle's delay that is two segments, and
+    the server wakes for headers it cannot act on until the body follows (about a tenth of a small request's
+    time against a target on the same machine)."""
+
+    _held: bytes | None = None
+    _holding = False
+
+    def request(self, method: str, url: str, body: Any = None, headers: Any = None, **kwargs: Any) -> None:
+        self._holding, self._held = isinstance(body, (bytes, str)) and bool(body), None
+        try:
+            super().request(method, url, body=body, headers=headers, **kwargs)  # type: ignore[misc]
+            if self._held is not None:   # no body followed the headers after all
+                super().send(self._held)  # type: ignore[misc]
+        finally:
+            self._holding, self._held = False, None
+
+    def send(self, data: Any) -> None:
+        if self._holding:
+            if self._held is None:
+                self._held = data    # the headers: held until the body comes
+                return
+            data, self._holding, self._held = self._held + data, False, None
+        super().send(data)  # type: ignore[misc]
+
+
+class _HTTPConnection(_Watched, _OneWrite, urllib3.connection.HTTPConnection):
     pass
 
 
-class _HTTPSConnection(_Watched, urllib3.connection.HTTPSConnection):
+class _HTTPSConnection(_Watched, _OneWrite, urllib3.connection.HTTPSConnection):
     pass
 
 
