@@ -2,6 +2,7 @@
 timed, redirects kept within the target."""
 from __future__ import annotations
 
+import base64
 import email.utils
 import io
 import json
@@ -11,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
 
 import pytest
+import requests
 
 from conformance.clients.deadline import _HTTPConnection, why_silent
 from conformance.clients.http import SECRET_PLACEHOLDER, Exchange, HttpSession, Limits, NotJson, _retry_after
@@ -93,6 +95,8 @@ class _Script(BaseHTTPRequestHandler):
             self._send(200, b"{}", {"Set-Cookie": "session=abc; Path=/"})
         elif kind == "cookie":
             self._send(200, json.dumps({"cookie": self.headers.get("Cookie")}).encode())
+        elif kind == "auth":
+            self._send(200, json.dumps({"authorization": self.headers.get("Authorization")}).encode())
         else:
             self._send(200, json.dumps({"path": self.path}).encode())
 
@@ -138,6 +142,25 @@ def test_a_cookie_the_target_sets_is_not_sent_back(server: str) -> None:
     http = HttpSession()
     http.request("GET", server + "/set-cookie")
     assert http.request("GET", server + "/cookie").json() == {"cookie": None}
+
+
+def test_a_user_and_password_in_the_url_are_sent_as_basic_auth(server: str) -> None:
+    with_credentials = server.replace("http://", "http://user:pa%20ss@")
+    assert HttpSession().request("GET", with_credentials + "/auth").json() == {
+        "authorization": "Basic " + base64.b64encode(b"user:pa ss").decode()}
+
+
+@pytest.mark.parametrize("params", [{"x": True}, {"x": 1}, {"x": 1.0}, {"x": "1"}, {"x": [1, "b"]}, {"x": (1, 2)},
+                                    {"ü": "é & /"}, None, {}])
+def test_a_url_is_prepared_as_requests_prepares_it_every_time(server: str, params: dict | None) -> None:
+    """Prepared URLs are remembered: a value equal to another but written differently (True and 1) keeps its
+    own query string."""
+    http = HttpSession()
+    for earlier in ({"x": 1}, {"x": True}, {"x": 1.0}):
+        http.request("GET", server + "/ok", params=earlier)
+    for _ in range(2):
+        sent = http.request("GET", server + "/ok", params=params).url
+        assert sent == requests.Request("GET", server + "/ok", params=params).prepare().url
 
 
 class _RecordingSocket:
