@@ -12,7 +12,10 @@ machinery to send it); the test takes them with `drawn(...)`, or draws them itse
 A value the run learns only later (a discovered address, a container ID) is drawn as a placeholder and filled in
 when the test takes its cases. Such values are fixed, never drawn, so the cases are the ones the test would have
 drawn itself under the same hypothesis seed: the requests and the reproducers are the same with or without the
-helper.
+helper. A value the drawing itself depends on (the last index of a chain, the bound of the indexes drawn) cannot
+be a placeholder: a plan `needs` it, the run `publish`es it as soon as it learns it (usually tests before the
+plan's own), and the helper draws such a plan once its values arrive, the other plans meanwhile. The helper
+sends back the values it drew with; a test whose values differ draws its own cases.
 
 A fork starts at once with what the run has loaded (the documents, the strategies built at collection). The helper
 runs only where it helps and is safe: on Linux, forked once the tests are collected while no thread of the run but
@@ -108,6 +111,10 @@ class OperationPlan:
         """Names of the values the run must supply (those drawn as placeholders)."""
         return {name for pairs in self.path_parameters for name, value in pairs if value == placeholder(name)}
 
+    @property
+    def needs(self) -> frozenset[str]:
+        return frozenset()
+
     def draw(self, known: Mapping[str, str] | None = None) -> list[Any]:
         """The cases as they are sent (`WireCase`), in order; placeholders stay, except those `known` fills (a path
         parameter neither known nor fixed is generated)."""
@@ -132,10 +139,11 @@ class OperationPlan:
 @dataclass(frozen=True)
 class StrategyPlan:
     """The examples of the strategy `build(values)` returns; drawn ahead, `values` holds a placeholder for each
-    of `names`."""
+    of `names` and the published value of each of `needs`."""
 
     build: Callable[[Mapping[str, Any]], st.SearchStrategy[Any]]
     names: frozenset[str] = frozenset()
+    needs: frozenset[str] = frozenset()
 
     def draw(self, known: Mapping[str, Any] | None = None) -> list[Any]:
         values = {name: placeholder(name) for name in self.names} | dict(known or {})
@@ -181,15 +189,26 @@ def _plan_of_function(item: pytest.Item) -> PlanOf | None:
 
 
 def drawn(request: pytest.FixtureRequest, plan: Plan, known: Mapping[str, Any] | None = None) -> list[Any]:
-    """The cases of `plan` with its placeholders filled from `known`: from the helper when it drew them, else
-    drawn now, in this process (as a run without the helper draws them)."""
+    """The cases of `plan` with its placeholders filled from `known` (which holds what it `needs` too): from the
+    helper when it drew them with the same values, else drawn now, in this process (as a run without the helper
+    draws them)."""
     known = dict(known or {})
     ahead: DrawAhead | None = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
-    if ahead is not None and plan.names <= known.keys():
-        cases = ahead.take(request.node.nodeid)
+    if ahead is not None and (plan.names | plan.needs) <= known.keys():
+        needed = {name: known[name] for name in plan.needs}
+        for name, value in needed.items():
+            ahead.publish(name, value)   # the helper may be waiting for it
+        cases = ahead.take(request.node.nodeid, needed)
         if cases is not None:
             return [filled(case, known) for case in cases]
     return plan.draw(known)
+
+
+def publish(config: pytest.Config, name: str, value: Any) -> None:
+    """Tells the helper, if there is one, a value the run learnt that plans may need (`StrategyPlan.needs`)."""
+    ahead: DrawAhead | None = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if ahead is not None:
+        ahead.publish(name, value)
 
 
 def for_each(request: pytest.FixtureRequest, plan: StrategyPlan, known: Mapping[str, Any], test: Callable[[Any], None],
@@ -224,6 +243,8 @@ class DrawAhead:
         self._lock = threading.Condition()
         self._process: Any = None
         self._reader: threading.Thread | None = None
+        self._values: Any = None     # the run's end of the pipe that carries published values to the helper
+        self._published: dict[str, Any] = {}
         self.taken = 0   # tests that took the helper's cases
 
     @pytest.hookimpl(trylast=True)
@@ -236,7 +257,9 @@ class DrawAhead:
             return
         context = multiprocessing.get_context("fork")
         receiving, sending = context.Pipe(duplex=False)
-        self._process = context.Process(target=_draw_all, args=(plans, sending), name=PLUGIN_NAME, daemon=True)
+        values_in, values_out = context.Pipe(duplex=False)
+        self._process = context.Process(target=_draw_all, args=(plans, sending, values_in), name=PLUGIN_NAME,
+                                        daemon=True)
         try:
             with warnings.catch_warnings():
                 # Python 3.12 warns of any fork beside other threads; `_fork_safe` allowed only the watchdog's
@@ -244,9 +267,12 @@ class DrawAhead:
                 self._process.start()
         except OSError:    # no process to spare: every test draws its own cases
             self._process = None
+            values_out.close()
             return
         finally:
             sending.close()
+            values_in.close()
+        self._values = values_out
         self._expected = {key for key, _ in plans}
         self._reader = threading.Thread(target=self._receive, args=(receiving,), name=PLUGIN_NAME, daemon=True)
         self._reader.start()
@@ -266,8 +292,21 @@ class DrawAhead:
                 self._ended = True
                 self._lock.notify_all()
 
-    def take(self, key: str) -> list[Any] | None:
-        """The cases the helper drew for test `key`, once it has; None when it did not draw them."""
+    def publish(self, name: str, value: Any) -> None:
+        """Sends the helper a value plans need, once; a value that changed is not sent again (the tests that
+        need it see that the helper drew with another, and draw their own cases)."""
+        with self._lock:
+            if self._values is None or name in self._published:
+                return
+            self._published[name] = value
+            try:
+                self._values.send_bytes(pickle.dumps((name, value)))
+            except (OSError, pickle.PicklingError, TypeError, AttributeError):
+                pass   # a helper that ended, or a value that does not travel: the plans that need it are drawn here
+
+    def take(self, key: str, needed: Mapping[str, Any] | None = None) -> list[Any] | None:
+        """The cases the helper drew for test `key`, once it has, when it drew them with the `needed` values;
+        None when it did not draw them."""
         if key not in self._expected:
             return None
         with self._lock:
@@ -277,8 +316,10 @@ class DrawAhead:
         if payload is None:
             return None
         try:
-            cases = pickle.loads(payload)
+            cases, used = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - cases this process cannot read back are drawn here instead
+            return None
+        if used != dict(needed or {}):
             return None
         with self._lock:
             self.taken += 1
@@ -290,6 +331,10 @@ class DrawAhead:
                                         "cases drawn ahead by a helper process")
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._values is not None:
+            with self._lock:
+                self._values.close()
+                self._values = None
         if self._process is not None:
             if self._process.is_alive():
                 self._process.terminate()
@@ -307,15 +352,27 @@ def _fork_safe() -> bool:
                for thread in threading.enumerate())
 
 
-def _draw_all(plans: list[tuple[str, Plan]], sending: Any) -> None:
-    """In the helper: draws each plan in turn and sends its cases. A plan that cannot be drawn, or whose cases
-    do not read back, is sent as None: the test draws it itself, and reports what went wrong."""
+def _draw_all(plans: list[tuple[str, Plan]], sending: Any, values: Any) -> None:
+    """In the helper: draws each plan in turn and sends its cases; a plan that needs values the run has not yet
+    published waits, and is drawn as soon as they arrive. A plan that cannot be drawn, or whose cases do not read
+    back, is sent as None: the test draws it itself, and reports what went wrong."""
     # Ctrl-C reaches the whole process group: the run stops the helper itself, without a traceback from here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    known: dict[str, Any] = {}
+    waiting = list(plans)
     try:
-        for key, plan in plans:
+        while waiting:
+            _receive_values(values, known, wait=False)
+            ready = next((entry for entry in waiting if entry[1].needs <= known.keys()), None)
+            if ready is None:   # every plan left needs a value the run has yet to learn
+                if not _receive_values(values, known, wait=True):
+                    break
+                continue
+            waiting.remove(ready)
+            key, plan = ready
+            used = {name: known[name] for name in plan.needs}
             try:
-                payload: bytes | None = pickle.dumps(plan.draw())
+                payload: bytes | None = pickle.dumps((plan.draw(used or None), used))
             except Exception:  # noqa: BLE001 - the test draws again in the run, where an error is reported
                 payload = None
             sending.send_bytes(pickle.dumps((key, payload)))
@@ -323,6 +380,18 @@ def _draw_all(plans: list[tuple[str, Plan]], sending: Any) -> None:
         pass
     finally:
         sending.close()
+
+
+def _receive_values(values: Any, known: dict[str, Any], *, wait: bool) -> bool:
+    """Adds the values the run published to `known` (waiting for one when `wait`); False once the run is gone."""
+    try:
+        while wait or values.poll():
+            name, value = pickle.loads(values.recv_bytes())
+            known.setdefault(name, value)
+            wait = False
+    except (EOFError, OSError, pickle.UnpicklingError):
+        return False
+    return True
 
 
 def usable_cores() -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from hypothesis import settings
+from hypothesis import settings, strategies as st
 
 from conformance import schemathesis_support as generated
 from conformance.cases_ahead import (DrawAhead, OperationPlan, StrategyPlan, drawn, filled, placeholder,
@@ -102,7 +102,7 @@ def _run(server: ReferenceServer, report_dir: Path, *options: str) -> str:
     result = subprocess.run(
         [sys.executable, "-m", "conformance", "run", "--profile", "quick", "--api", "index,evm,data,metrics",
          "--report-dir", str(report_dir), *target, *options, "--",
-         "-k", "test_generated_requests or test_invalid", "--hypothesis-seed=1"],
+         "-k", "test_generated_requests or test_invalid or test_drawn", "--hypothesis-seed=1"],
         capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
@@ -146,6 +146,49 @@ def test_a_test_draws_its_own_cases_when_the_helper_did_not(drawing: None) -> No
                                                      fixed={"id": known["id"]}), frozenset({"id"}))
     cases = drawn(_Request(), plan, {"id": "X"})  # type: ignore[arg-type]
     assert cases == plan.draw({"id": "X"}) and all("conformance-discovered" not in str(case) for case in cases)
+
+
+def _bounded(known: Any) -> Any:
+    return st.integers(min_value=0, max_value=known["last"])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the helper process is forked, as on Linux")
+def test_a_plan_that_needs_a_value_is_drawn_once_it_is_published_and_the_others_meanwhile(drawing: None) -> None:
+    import multiprocessing
+
+    from conformance.cases_ahead import _draw_all
+
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    values_in, values_out = context.Pipe(duplex=False)
+    plans = [("needs", StrategyPlan(_bounded, needs=frozenset({"last"}))),
+             ("free", StrategyPlan(lambda known: st.just("free")))]
+    helper = context.Process(target=_draw_all, args=(plans, sending, values_in), daemon=True)
+    helper.start()
+    sending.close()
+    values_in.close()
+    try:
+        assert receiving.poll(60)
+        key, payload = pickle.loads(receiving.recv_bytes())
+        cases, used = pickle.loads(payload)
+        assert key == "free" and set(cases) == {"free"} and used == {}
+        assert not receiving.poll(0.2)   # the plan that needs a value waits for it
+        values_out.send_bytes(pickle.dumps(("last", 3)))
+        assert receiving.poll(60)
+        key, payload = pickle.loads(receiving.recv_bytes())
+        cases, used = pickle.loads(payload)
+        assert key == "needs" and used == {"last": 3} and cases and all(0 <= case <= 3 for case in cases)
+    finally:
+        values_out.close()
+        helper.join(10)
+
+
+def test_cases_drawn_with_another_value_than_the_test_has_are_drawn_again() -> None:
+    ahead = DrawAhead(config=None)  # type: ignore[arg-type]
+    ahead._expected = {"t", "u"}
+    ahead._drawn["t"] = ahead._drawn["u"] = pickle.dumps(([1, 2], {"last": 3}))
+    assert ahead.take("t", {"last": 4}) is None
+    assert ahead.take("u", {"last": 3}) == [1, 2]
 
 
 def test_a_helper_that_stalls_is_given_up_on_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 import pytest
 
+from conformance.cases_ahead import publish
 from conformance.checks.envelope import is_response_object, unserved
 from conformance.checks.index import IndexAt, index_paths, position
 from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc
@@ -54,9 +55,16 @@ def known_by_path() -> Once:
     return Once(shared="index last accepted")
 
 
+def last_index_name(path: str) -> str:
+    """The name the last accepted index of the index at `path` is published under, for the property tests that
+    draw indexes up to it (`conformance.cases_ahead.publish`)."""
+    return f"last accepted index of {path}"
+
+
 @pytest.fixture
-def known(index_at: IndexAt, known_by_path: Once) -> Known:
-    """The last accepted container of this index, read once per run; skips for an empty index."""
+def known(index_at: IndexAt, known_by_path: Once, pytestconfig: pytest.Config) -> Known:
+    """The last accepted container of this index, read once per run (and published for the tests that draw
+    indexes up to it); skips for an empty index."""
     def read() -> Known | None:
         exchange = index_at.last_accepted()
         result = exchange.json().get("result") if exchange.is_json() and isinstance(exchange.json(), dict) else None
@@ -65,6 +73,7 @@ def known(index_at: IndexAt, known_by_path: Once) -> Known:
     found = known_by_path.get(index_at.client.url, read)
     if found is None:
         pytest.skip(f"{index_at.path} has no containers (or index.getLastAccepted gives none)")
+    publish(pytestconfig, last_index_name(index_at.path), found.last)
     return found
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
 from conformance.cases_ahead import StrategyPlan, for_each, planned
 from conformance.checks import check, independently
@@ -15,7 +15,7 @@ from conformance.checks.index import (IndexAt, check_consecutive, check_containe
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.profiles import Profile
 from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
-from conformance.suite.rpc.conftest import Known
+from conformance.suite.rpc.conftest import Known, last_index_name
 
 MAX = max_fetch()
 #: Drawn ranges stay small to keep each example one cheap request; the maximum itself is a boundary case below.
@@ -25,13 +25,21 @@ INDEX_READS = ["index.getContainerByID", "index.getContainerByIndex", "index.get
 ENVELOPE = ("RPC-ENV-001", "RPC-ENV-005", "RPC-ENV-006", "RPC-ENV-007", "RPC-ENV-015")
 
 
+def drawn_ranges(params: dict[str, Any], profile: Profile) -> StrategyPlan:
+    """What the test draws: ranges inside the index, once its last accepted index is known."""
+    last = last_index_name(params["index_at"])
+    # numToFetch 0 is RPC-IDX-002's case, decided by its own tests: an answer to it says nothing of an array.
+    return StrategyPlan(lambda known: container_ranges(last_index=known[last], max_fetch=DRAWN_FETCH, min_fetch=1),
+                        needs=frozenset({last}))
+
+
 @pytest.mark.rule("RPC-IDX-001", "RPC-IDX-007", "RPC-IDX-008")
-def test_drawn_ranges_are_consecutive_and_complete(index_at: IndexAt, known: Known) -> None:
+@planned(drawn_ranges)
+def test_drawn_ranges_are_consecutive_and_complete(request: pytest.FixtureRequest, index_at: IndexAt, known: Known,
+                                                   profile: Profile) -> None:
     """Any range inside the index returns consecutive containers, all that exist up to numToFetch."""
-    @given(data=st.data())
-    def holds(data: st.DataObject) -> None:
-        # numToFetch 0 is RPC-IDX-002's case, decided by its own tests: an answer to it says nothing of an array.
-        start, count = data.draw(container_ranges(last_index=known.last, max_fetch=DRAWN_FETCH, min_fetch=1))
+    def holds(drawn_range: tuple[int, int]) -> None:
+        start, count = drawn_range
         exchange = index_at.range(start, count)
         # One wording for every example: a form every range shares is one deviation, reported once.
         items = range_items(exchange, "RPC-IDX-008", "a drawn range")
@@ -41,16 +49,28 @@ def test_drawn_ranges_are_consecutive_and_complete(index_at: IndexAt, known: Kno
                   f" to {count} containers", received=f"{len(items)} containers", exchange=exchange)
         check_consecutive(items, start, exchange)
 
-    holds()
+    for_each(request, drawn_ranges({"index_at": index_at.path}, profile),
+             {last_index_name(index_at.path): known.last}, holds, profile)
+
+
+def drawn_indexes(params: dict[str, Any], profile: Profile) -> StrategyPlan:
+    """What the test draws: an index up to the last accepted one, and valid params asking for it."""
+    last = last_index_name(params["index_at"])
+
+    def build(known: Any) -> st.SearchStrategy[tuple[int, Any]]:
+        return st.integers(min_value=0, max_value=known[last]).flatmap(
+            lambda wanted: valid_params("index.getContainerByIndex", api="index", fixed={"index": wanted}).map(
+                lambda params: (wanted, params)))
+    return StrategyPlan(build, needs=frozenset({last}))
 
 
 @pytest.mark.rule("RPC-IDX-017", "RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012", "RPC-IDX-013", "RPC-IDX-014")
-def test_drawn_indexes_give_that_container(index_at: IndexAt, known: Known) -> None:
+@planned(drawn_indexes)
+def test_drawn_indexes_give_that_container(request: pytest.FixtureRequest, index_at: IndexAt, known: Known,
+                                           profile: Profile) -> None:
     """index.getContainerByIndex of any index up to the last accepted gives a Container carrying that index."""
-    @given(data=st.data())
-    def holds(data: st.DataObject) -> None:
-        wanted = data.draw(st.integers(min_value=0, max_value=known.last), label="index")
-        params = data.draw(valid_params("index.getContainerByIndex", api="index", fixed={"index": wanted}))
+    def holds(drawn_index: tuple[int, Any]) -> None:
+        wanted, params = drawn_index
         exchange = index_at.client.call("index.getContainerByIndex", params)
         container = result_of(exchange, "RPC-IDX-017", "index.getContainerByIndex")
         check_container(container, exchange=exchange, what="index.getContainerByIndex result")
@@ -59,20 +79,26 @@ def test_drawn_indexes_give_that_container(index_at: IndexAt, known: Known) -> N
               expected=f'index "{wanted}"', received=container.get("index") if isinstance(container, dict)
               else container, exchange=exchange)
 
-    holds()
+    for_each(request, drawn_indexes({"index_at": index_at.path}, profile),
+             {last_index_name(index_at.path): known.last}, holds, profile)
+
+
+def drawn_timestamps(params: dict[str, Any], profile: Profile) -> StrategyPlan:
+    """What the test draws: valid eth_getActiveRulesAt params."""
+    return StrategyPlan(lambda known: valid_params("eth_getActiveRulesAt", api="evm"))
 
 
 @pytest.mark.rule("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-026")
-def test_drawn_timestamps_give_active_rules(evm: JsonRpcClient) -> None:
+@planned(drawn_timestamps)
+def test_drawn_timestamps_give_active_rules(request: pytest.FixtureRequest, evm: JsonRpcClient,
+                                            profile: Profile) -> None:
     """eth_getActiveRulesAt answers any unsigned timestamp (or none) with the Active rules shape."""
-    @given(data=st.data())
-    def holds(data: st.DataObject) -> None:
-        params = data.draw(valid_params("eth_getActiveRulesAt", api="evm"))
+    def holds(params: Any) -> None:
         exchange = evm.call("eth_getActiveRulesAt", params)
         result = result_of(exchange, "RPC-EVM-026", f"eth_getActiveRulesAt {params}")
         check_active_rules(result, what="eth_getActiveRulesAt result", exchange=exchange)
 
-    holds()
+    for_each(request, drawn_timestamps({}, profile), {}, holds, profile)
 
 
 def _check_invalid(client: JsonRpcClient, method: str, case: Any, observe: Callable[[str, Any], None]) -> None:
