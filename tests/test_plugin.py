@@ -85,3 +85,22 @@ def test_rule_ids_reach_junit_properties(tmp_path: Path) -> None:
 def test_tests_of_unselected_apis_are_deselected(tmp_path: Path) -> None:
     result = _pytest(tmp_path, SUITE, "--data-url", "http://127.0.0.1:9", "--api", "data")
     assert "3 deselected" in result.stdout and "passed" not in result.stdout
+
+
+def test_a_run_freezes_what_it_collected_for_its_own_length_only() -> None:
+    import gc
+
+    from conformance.plugin import YOUNG_COLLECTION, RunState
+
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    idle = RunState(config=None)  # type: ignore[arg-type]
+    idle.pytest_collection_finish(session=None)  # type: ignore[arg-type]   # no conformance test collected
+    assert gc.get_freeze_count() == frozen and gc.get_threshold() == before
+    state = RunState(config=None)  # type: ignore[arg-type]
+    state.active = True
+    try:
+        state.pytest_collection_finish(session=None)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() > frozen and gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION)
+    finally:
+        state.pytest_unconfigure(config=None)  # type: ignore[arg-type]
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
