@@ -166,8 +166,7 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
     It also takes costs off every request, about a sixth of the client's time against a target on the same
     machine: the connection pool of an origin reached without a proxy is looked up once, not worked out again
     from the request's URL (nor is the URL parsed to find that no proxy applies), and no cookie is taken from an
-    answer (the suite sends none: each request stands
-    alone, as the curl line that reproduces it does).
+    answer (the suite sends none: each request stands alone, as the curl line that reproduces it does).
     """
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
