@@ -141,6 +141,7 @@ class ConcurrentLoop:
         self.requests = 0     # requests the finished call phases sent
         self.busy = 0.0       # processor seconds the call phases used
         self._requests: ThreadPoolExecutor | None = None   # for the independent requests of one test (`each`)
+        self._lanes: tuple[tuple[int, float], int] | None = None   # the last count, and what it was worked out from
 
     def lanes(self) -> int:
         """Call phases to keep in flight now: one, and one more for each stretch of a call's own processor time
@@ -153,11 +154,18 @@ class ConcurrentLoop:
         faster), its processor time from the calls so far, one at a time until they sent a few requests; at most
         `width`.
         """
-        times = sorted(ANSWER_TIMES.copy())
         with self._measured:
-            if self.requests < _FIRST_REQUESTS or self.busy <= 0 or not times:
-                return 1
-            return max(1, min(self.width, int(1 + self.requests * times[len(times) // 10] / self.busy)))
+            measured = (self.requests, self.busy)
+        if self._lanes is not None and self._lanes[0] == measured:
+            return self._lanes[1]   # asked three times a test: worked out again once a call phase added to it
+        times = sorted(ANSWER_TIMES.copy())
+        requests, busy = measured
+        if requests < _FIRST_REQUESTS or busy <= 0 or not times:
+            lanes = 1
+        else:
+            lanes = max(1, min(self.width, int(1 + requests * times[len(times) // 10] / busy)))
+        self._lanes = (measured, lanes)
+        return lanes
 
     def applies(self, session: pytest.Session) -> bool:
         config = self.config

@@ -418,10 +418,12 @@ def catalogue() -> Catalogue:
     return load_catalogue()
 
 
+# The session fixtures every test asks for take pytestconfig, not request: pytest makes a new definition of
+# `request` each time a fixture that asks for it is resolved, for every test.
 @pytest.fixture(scope="session")
-def target(request: pytest.FixtureRequest) -> conf.Target:
+def target(pytestconfig: pytest.Config) -> conf.Target:
     """The resolved, frozen target of this run."""
-    return resolved_target(request.config)
+    return resolved_target(pytestconfig)
 
 
 @pytest.fixture(scope="session")
@@ -430,33 +432,33 @@ def profile(target: conf.Target) -> Profile:
 
 
 @pytest.fixture(scope="session")
-def endpoints(target: conf.Target, http: HttpSession, request: pytest.FixtureRequest) -> Iterator[Endpoints]:
+def endpoints(target: conf.Target, http: HttpSession, pytestconfig: pytest.Config) -> Iterator[Endpoints]:
     """Base URLs and discovered identifiers; starts the embedded reference when no URL is configured."""
     with open_endpoints(target) as opened:
-        discovery_run(request.config).bind(opened, target, http)
+        discovery_run(pytestconfig).bind(opened, target, http)
         yield opened
 
 
 @pytest.fixture(scope="session")
-def http(target: conf.Target, request: pytest.FixtureRequest) -> Iterator[HttpSession]:
+def http(target: conf.Target, pytestconfig: pytest.Config) -> Iterator[HttpSession]:
     # Under pytest-xdist each worker has its own session: they keep one rate schedule and one request count for the
     # run in a folder their controller made; where files cannot be locked, the run's rate and budget are shared out
     # among them. Either way the target never sees more than the run allows.
-    shared = workers_.shared_limits(request.config)
+    shared = workers_.shared_limits(pytestconfig)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) \
-        if hasattr(request.config, "workerinput") and shared is None else 1
-    limits = Limits(read_timeout=target.timeout, in_flight=max(1, request.config.getoption("concurrency", 1) or 1),
+        if hasattr(pytestconfig, "workerinput") and shared is None else 1
+    limits = Limits(read_timeout=target.timeout, in_flight=max(1, pytestconfig.getoption("concurrency", 1) or 1),
                     rate_limit=target.rate_limit / workers if target.rate_limit else None,
-                    max_requests=-(-max(1, target.max_requests - discovery_run(request.config).spent_elsewhere())
+                    max_requests=-(-max(1, target.max_requests - discovery_run(pytestconfig).spent_elsewhere())
                                    // workers) if target.max_requests else None)
     if target.max_duration:
         import time
         limits.deadline = time.monotonic() + target.max_duration
     secrets = {target.api_key_header: target.api_key} if target.api_key else {}
     session = HttpSession(limits, secret_headers=secrets, shared=shared)
-    session.listeners.append(request.config.stash[_STATE].operations.record)
+    session.listeners.append(pytestconfig.stash[_STATE].operations.record)
     yield session
-    request.config.stash[_STATE].requests += session.requests_sent
+    pytestconfig.stash[_STATE].requests += session.requests_sent
     session.close()
 
 
