@@ -98,6 +98,9 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
            # pytest's log capture: the suite logs nothing, and the reports carry each test's exchanges
            "-p", "no:logging",
+           # schemathesis' pytest plugin: the suite drives schemathesis itself, and the plugin's imports add a
+           # tenth of a second to every run's start
+           "-p", "no:schemathesis",
            "-o", "addopts=", "-o", "testpaths=", "-q", "-rfE", "-W", "ignore::pytest.PytestAssertRewriteWarning",
            f"--junitxml={report_dir / 'junit.xml'}", "-o", "junit_family=xunit1",
            # pytest's own traceback style re-parses every module of a traceback, about 0.1 s a failure: a target
