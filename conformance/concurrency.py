@@ -183,6 +183,7 @@ class ConcurrentLoop:
         slots: collections.deque[_Slot] = collections.deque()
         ANSWER_TIMES.clear()   # this run's answers only (another run of this process may have had another target)
         with _warnings_caught(self.config), self._fixture_requests_locked(), _ast_parse_serialized(), \
+                _hook_proxies_remembered(session), \
                 ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="conformance-test") as pool, \
                 ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="conformance-request") as requests, \
                 self._sending(requests):
@@ -336,6 +337,28 @@ class ConcurrentLoop:
             yield
         finally:
             FixtureRequest.getfixturevalue = original  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _hook_proxies_remembered(session: pytest.Session) -> Iterator[None]:
+    """A test's hooks (`item.ihook`) worked out once per test file while the loop runs. pytest works out again which
+    conftest plugins apply to a path, and builds new hook callers without the others, every time a test or a
+    fixture calls a hook: a tenth of a second of a standard run. The conftests are all loaded once the tests are
+    collected."""
+    original = session.gethookproxy
+    proxies: dict[Any, Any] = {}
+
+    def gethookproxy(fspath: Any) -> Any:
+        proxy = proxies.get(fspath)
+        if proxy is None:
+            proxy = proxies[fspath] = original(fspath)
+        return proxy
+
+    session.gethookproxy = gethookproxy  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del session.gethookproxy   # the class's own again
 
 
 def _reraise(config: pytest.Config) -> tuple[type[BaseException], ...]:

@@ -293,3 +293,18 @@ def test_the_requests_of_one_test_go_out_together_and_come_back_in_order() -> No
         assert sent_each(_Config(), send, list(range(8))) == [value * 10 for value in range(8)]
     assert 1 < most[0] <= 4
     ANSWER_TIMES.clear()
+
+
+def test_a_tests_hooks_are_worked_out_once_per_file_while_the_loop_runs() -> None:
+    from conformance.concurrency import _hook_proxies_remembered
+
+    class _Session:
+        """pytest's, where conftests apply to some paths only: a new hook proxy on every call."""
+        def gethookproxy(self, fspath: Any) -> object:
+            return object()
+
+    session = _Session()
+    with _hook_proxies_remembered(session):  # type: ignore[arg-type]
+        assert session.gethookproxy("a.py") is session.gethookproxy("a.py")
+        assert session.gethookproxy("a.py") is not session.gethookproxy("b.py")
+    assert session.gethookproxy("a.py") is not session.gethookproxy("a.py")   # pytest's own again
