@@ -309,10 +309,10 @@ class CaseRun:
         for wire, exchange in zip(wires, sent_each(config, lambda wire: send(self.client, wire), wires)):
             self.judge(wire, exchange)
 
-    def judge(self, case: Any, exchange: Exchange) -> Exchange:
+    def judge(self, wire: WireCase, exchange: Exchange) -> Exchange:
         """Applies the checks to the answer to one case; a Violation is kept, not raised."""
         self.sent += 1
-        request = self._wire(case).request
+        request = wire.request
         for check in self.checks if self.checks is not None else CHECKS.get(self.api, []):
             try:
                 check(request, exchange)
