@@ -3,10 +3,18 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timezone
+from functools import lru_cache
 
 B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+#: every two-digit base58 string, so that one divmod gives two digits
+_B58_PAIRS = tuple(a + b for a in B58_ALPHABET for b in B58_ALPHABET)
+#: ten digits a chunk: the chunk fits a machine word, and the big-integer divisions drop tenfold
+_B58_CHUNK = 58 ** 10
 
 
+# Pages, walks and probes ask for the same identifiers over and over; a bounded memo keeps a long-lived
+# reference's memory flat while sparing it most of the hashing.
+@lru_cache(maxsize=1 << 17)
 def digest(*parts: object) -> bytes:
     """32 bytes derived from `parts`; the same parts always give the same bytes."""
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
@@ -19,13 +27,17 @@ def number(*parts: object, below: int) -> int:
 
 def base58(data: bytes) -> str:
     value = int.from_bytes(data, "big")
-    out = ""
+    pieces: list[str] = []
     while value:
-        value, rem = divmod(value, 58)
-        out = B58_ALPHABET[rem] + out
-    return "1" * (len(data) - len(data.lstrip(b"\0"))) + out
+        value, chunk = divmod(value, _B58_CHUNK)
+        for _ in range(5):
+            chunk, pair = divmod(chunk, 3364)
+            pieces.append(_B58_PAIRS[pair])
+    # the top chunk is padded with zero digits ("1"); the leading zero bytes are written as "1" each
+    return "1" * (len(data) - len(data.lstrip(b"\0"))) + "".join(reversed(pieces)).lstrip("1")
 
 
+@lru_cache(maxsize=1 << 16)
 def cb58(data: bytes) -> str:
     """base58 with a 4-byte SHA-256 checksum, the form of chain, transaction and container IDs."""
     return base58(data + hashlib.sha256(data).digest()[-4:])

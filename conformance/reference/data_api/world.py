@@ -372,5 +372,15 @@ class DataWorld:
         """Transfer i of a list (oldest first): history before head0, then one transfer in every live block."""
         history = TRANSFER_HISTORY[kind]
         if i < history:
-            return self.head0(chain) - TRANSFER_SPACING * (history - i) + self.n(chain, kind, "tb", i, below=30)
+            return self._history_blocks(chain, kind)[i]
         return self.head0(chain) + (i - history + 1)
+
+    def _history_blocks(self, chain: str, kind: str) -> list[int]:
+        # every listing of transfers filters the whole history by block: computed once per list
+        key = ("transfer-history", chain, kind)
+        found = self._cache.get(key)
+        if found is None:
+            history, head0 = TRANSFER_HISTORY[kind], self.head0(chain)
+            found = self._cached(key, lambda: [head0 - TRANSFER_SPACING * (history - i)
+                                               + self.n(chain, kind, "tb", i, below=30) for i in range(history)])
+        return found

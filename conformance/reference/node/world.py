@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 DAY = 86400
 #: The P-Chain's blockchain ID is the same on every network.
 P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
+#: containers remembered per index (each is well under a kilobyte)
+REMEMBERED_CONTAINERS = 1 << 15
 LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "TRACE", "DEBUG", "VERBO")
 
 
@@ -65,6 +67,8 @@ class Index:
     anchor: float            # container i is accepted in [anchor + i*gap, anchor + (i+1)*gap)
     gap: float
     frozen_count: int | None = None   # the legacy index never grows
+    #: containers already computed: range reads and walks ask for the same ones again and again
+    _containers: dict[int, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def count(self, now: float) -> int:
         if self.frozen_count is not None:
@@ -85,6 +89,14 @@ class Index:
         return self.anchor + i * self.gap + jitter
 
     def container(self, i: int) -> dict[str, str]:
+        found = self._containers.get(i)
+        if found is None:
+            if len(self._containers) >= REMEMBERED_CONTAINERS:
+                self._containers.clear()   # a long-lived reference keeps its memory bounded
+            found = self._containers[i] = self._computed_container(i)
+        return dict(found)   # a copy: a fault may rewrite the container it serves
+
+    def _computed_container(self, i: int) -> dict[str, str]:
         size = 90 + ids.number(self.seed, self.endpoint, "len", i, below=420)
         payload = hashlib.shake_256(f"{self.seed}\x1f{self.endpoint}\x1f{i}".encode()).digest(size)
         payload = b"\0\0" + payload  # codec version 0, as the chains write it
