@@ -84,6 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
     cases_ahead.install(config)
     state = RunState(config)
     config.stash[_STATE] = state
+    # A cleanup, not pytest_unconfigure: registered before pytest's own, it runs after them, and pytest's last
+    # collections of garbage (five full passes) still skip what the run froze.
+    config.add_cleanup(state.thaw)
     config.pluginmanager.register(state, "conformance-run-state")
     discovery_run(config)
     if config.getoption("conformance_progress", False) and not hasattr(config, "workerinput"):
@@ -129,7 +132,8 @@ class RunState:
             self._thresholds = gc.get_threshold()
             gc.set_threshold(max(self._thresholds[0], YOUNG_COLLECTION), *self._thresholds[1:])
 
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
+    def thaw(self) -> None:
+        """Undoes what `pytest_collection_finish` did to the collector."""
         if self._thresholds is not None:
             gc.unfreeze()
             gc.set_threshold(*self._thresholds)
