@@ -5,8 +5,9 @@ import time
 from typing import Any, Callable
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 
+from conformance.cases_ahead import StrategyPlan, for_each, planned
 from conformance.checks.metrics import assert_metric_response, intervals, metric_intervals, metric_path
 from conformance.checks.rest import assert_success
 from conformance.checks.timeseries import (DAY, assert_aligned, assert_distinct_timestamps, assert_not_after,
@@ -60,16 +61,23 @@ def test_points_lie_within_an_aligned_range(metrics_api: RestClient, latest_day:
     _assert_window(metrics_api, "day", start, end, page_size=20)
 
 
+def drawn_windows(params: dict[str, Any], profile: Profile) -> StrategyPlan:
+    """What the test draws: an interval, how many periods before the latest day a window ends, and its width."""
+    return StrategyPlan(lambda known: st.tuples(st.sampled_from(intervals()), st.integers(min_value=1, max_value=40),
+                                                st.integers(min_value=0, max_value=12)))
+
+
 @pytest.mark.rule("MET-TS-006", "MET-TS-007")
-def test_points_lie_within_any_aligned_range(metrics_api: RestClient, latest_day: int) -> None:
+@planned(drawn_windows)
+def test_points_lie_within_any_aligned_range(request: pytest.FixtureRequest, metrics_api: RestClient,
+                                             latest_day: int, profile: Profile) -> None:
     """For aligned windows of any interval, position and width, every point lies inside the window."""
-    @given(interval=st.sampled_from(intervals()), back=st.integers(min_value=1, max_value=40),
-           width=st.integers(min_value=0, max_value=12))
-    def window(interval: str, back: int, width: int) -> None:
+    def window(drawn: tuple[str, int, int]) -> None:
+        interval, back, width = drawn
         end = shift_periods(latest_day, interval, -back)
         _assert_window(metrics_api, interval, shift_periods(end, interval, -width), end, page_size=width + 5)
 
-    window()
+    for_each(request, drawn_windows({}, profile), {}, window, profile)
 
 
 @pytest.mark.rule("MET-TS-008")
