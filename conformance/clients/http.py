@@ -492,6 +492,9 @@ def _strings_mapped(value: Any, change: Callable[[str], str]) -> Any:
 def _url_key(url: str, params: Mapping[str, Any] | None) -> Hashable | None:
     """What a prepared URL is remembered by; None for params that cannot be a key. Each value carries its type:
     True and 1 are equal keys but different query strings."""
+    if not params:
+        return url, ()
+
     def typed(value: Any) -> Any:
         return (type(value), tuple(typed(item) for item in value) if isinstance(value, (list, tuple)) else value)
 
