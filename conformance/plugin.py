@@ -100,6 +100,8 @@ def argparse_suppress() -> str:
 
 #: New objects between two collections of the youngest generation while the suite runs (Python's default: 700).
 YOUNG_COLLECTION = 10_000
+#: Collections of the youngest generation between two of the middle one while the suite runs (Python's: 10).
+MIDDLE_COLLECTION = 100
 
 
 class RunState:
@@ -119,6 +121,18 @@ class RunState:
         self.write_error: str | None = None
         self._expectations: list[expect.Expectation] | None = None
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Iterator[Any]:
+        # Collecting only adds what the run keeps (modules, documents, the tests): a pass of the cyclic collector
+        # meanwhile, a full one among them, would find nothing to free.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return (yield)
+        finally:
+            if enabled:
+                gc.enable()
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # What the run holds once its tests are collected (modules, documents, strategies, the tests) lives until
@@ -126,11 +140,13 @@ class RunState:
         # second of a standard run), and a forked helper's pages stay shared (the collector writes to what it
         # walks). Only for the run's own length: an earlier run of the same process can still be collected.
         # Parsed answers are trees, not cycles: the youngest generation is collected every 10,000 new objects
-        # rather than 700 (a twentieth as many passes, finding as little).
+        # rather than 700 (a twentieth as many passes, finding as little), and the middle one after 100 of those
+        # rather than 10 (its passes walk every answer still held, tens of milliseconds each).
         if self.active and self._thresholds is None:
             gc.freeze()
             self._thresholds = gc.get_threshold()
-            gc.set_threshold(max(self._thresholds[0], YOUNG_COLLECTION), *self._thresholds[1:])
+            young, middle, old = self._thresholds
+            gc.set_threshold(max(young, YOUNG_COLLECTION), max(middle, MIDDLE_COLLECTION), old)
 
     def thaw(self) -> None:
         """Undoes what `pytest_collection_finish` did to the collector."""
@@ -224,6 +240,7 @@ class RunState:
 
 
 _STATE = pytest.StashKey[RunState]()
+_RULES = pytest.StashKey[tuple[str, ...]]()
 
 
 def resolved_target(config: pytest.Config) -> conf.Target:
@@ -238,7 +255,11 @@ def resolved_target(config: pytest.Config) -> conf.Target:
 
 
 def rule_ids(item: pytest.Item) -> list[str]:
-    return [rule_id for mark in item.iter_markers("rule") for rule_id in mark.args]
+    # Asked for several times in each phase of every test; the marks of a collected test do not change.
+    found = item.stash.get(_RULES, None)
+    if found is None:
+        found = item.stash[_RULES] = tuple(rule_id for mark in item.iter_markers("rule") for rule_id in mark.args)
+    return list(found)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -112,7 +112,7 @@ def test_pytests_last_collections_still_skip_what_the_run_froze(tmp_path: Path) 
 def test_a_run_freezes_what_it_collected_for_its_own_length_only() -> None:
     import gc
 
-    from conformance.plugin import YOUNG_COLLECTION, RunState
+    from conformance.plugin import MIDDLE_COLLECTION, YOUNG_COLLECTION, RunState
 
     before, frozen = gc.get_threshold(), gc.get_freeze_count()
     idle = RunState(config=None)  # type: ignore[arg-type]
@@ -122,7 +122,25 @@ def test_a_run_freezes_what_it_collected_for_its_own_length_only() -> None:
     state.active = True
     try:
         state.pytest_collection_finish(session=None)  # type: ignore[arg-type]
-        assert gc.get_freeze_count() > frozen and gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION)
+        assert gc.get_freeze_count() > frozen
+        assert gc.get_threshold()[:2] == (max(before[0], YOUNG_COLLECTION), max(before[1], MIDDLE_COLLECTION))
     finally:
         state.thaw()
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+def test_no_garbage_is_collected_while_tests_are_collected() -> None:
+    import gc
+
+    from conformance.plugin import RunState
+
+    state = RunState(config=None)  # type: ignore[arg-type]
+    assert gc.isenabled()
+    collecting = state.pytest_collection(session=None)  # type: ignore[arg-type]
+    next(collecting)
+    assert not gc.isenabled()
+    try:
+        collecting.throw(RuntimeError("a module that does not import"))
+    except RuntimeError:
+        pass
+    assert gc.isenabled()
