@@ -101,6 +101,8 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
            # schemathesis' pytest plugin: the suite drives schemathesis itself, and the plugin's imports add a
            # tenth of a second to every run's start
            "-p", "no:schemathesis",
+           # anyio's plugin, for async tests the suite does not have, is called at every fixture's setup
+           "-p", "no:anyio",
            # pytest rewrites the asserts of every module of a plugin's package, ours included, and where bytecode
            # is not written (PYTHONDONTWRITEBYTECODE) it does so on every run: a twentieth of a second of each
            # session. The suite's checks report through rule IDs, not through assert introspection.
