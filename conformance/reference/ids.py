@@ -12,12 +12,21 @@ _B58_PAIRS = tuple(a + b for a in B58_ALPHABET for b in B58_ALPHABET)
 _B58_CHUNK = 58 ** 10
 
 
-# Pages, walks and probes ask for the same identifiers over and over; a bounded memo keeps a long-lived
-# reference's memory flat while sparing it most of the hashing.
-@lru_cache(maxsize=1 << 17)
 def digest(*parts: object) -> bytes:
     """32 bytes derived from `parts`; the same parts always give the same bytes."""
+    try:
+        return _remembered_digest(parts)
+    except TypeError:   # a part that cannot be a key (a list): computed each time
+        return _digest(parts)
+
+
+def _digest(parts: tuple[object, ...]) -> bytes:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+
+
+# Pages, walks and probes ask for the same identifiers over and over; a bounded memo keeps a long-lived
+# reference's memory flat while sparing it most of the hashing.
+_remembered_digest = lru_cache(maxsize=1 << 17)(_digest)
 
 
 def number(*parts: object, below: int) -> int:
@@ -31,7 +40,7 @@ def base58(data: bytes) -> str:
     while value:
         value, chunk = divmod(value, _B58_CHUNK)
         for _ in range(5):
-            chunk, pair = divmod(chunk, 3364)
+            chunk, pair = divmod(chunk, len(_B58_PAIRS))
             pieces.append(_B58_PAIRS[pair])
     # the top chunk is padded with zero digits ("1"); the leading zero bytes are written as "1" each
     return "1" * (len(data) - len(data.lstrip(b"\0"))) + "".join(reversed(pieces)).lstrip("1")
