@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,11 +21,15 @@ LABELS = {"node": "node APIs", "data": "Data API", "metrics": "Metrics API"}
 ALL = ",".join(GROUPS.values())
 #: no run of the suite against the local reference takes this long; a hung run must not hang the benchmark
 RUN_TIMEOUT = 1800.0
+#: the bare loop and the standard run of every API, each the median of this many: single runs of either move by
+#: a tenth from one minute to the next on a shared machine, and the ratio divides one by the other
+REPEATS = 3
 
 RATIO_NOTE = ("suite / bare loop: requests a second inside the test session (the pytest session's duration, "
               "so interpreter start-up is left out) divided by the small JSON-RPC calls a second of a bare "
               "`requests` loop against the same reference; 1.00 would mean the suite adds nothing between "
-              "requests, the rest is generating, checking and recording.")
+              f"requests, the rest is generating, checking and recording. The bare loop and the one-worker run of "
+              f"every API are each the median of {REPEATS} runs.")
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,12 @@ def run_suite(info: dict, apis: str, profile: str, *extra: str) -> SuiteRun:
     return SuiteRun(elapsed, in_session or elapsed, sent, result.returncode)
 
 
+def median_run(runs: list[SuiteRun]) -> SuiteRun:
+    """The run whose session time is the median of `runs` (the lower middle one of an even number)."""
+    ordered = sorted(runs, key=lambda run: run.in_session)
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def _report_figures(path: Path) -> tuple[float, int] | None:
     """Session seconds and requests from report.json, when the run wrote one."""
     try:
@@ -97,7 +108,7 @@ def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool =
     found: dict[str, list[Row]] = {"suite": [], "workers": []}
     with reference_process() as info:
         progress("bare requests loop")
-        bare = bare_loop_rate(str(info["url"]))
+        bare = statistics.median(bare_loop_rate(str(info["url"])) for _ in range(REPEATS))
         # the ratios divide by this rate: its row goes with the first part that shows them
         found["suite" if groups else "workers"].append(
             Row("bare `requests` loop: small JSON-RPC calls/s", value=f"{bare:,.0f}"))
@@ -106,8 +117,8 @@ def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool =
                 progress(f"suite, {profile}, {LABELS[group]}")
                 found["suite"].append(run_suite(info, apis, profile).row(f"suite: {profile}, {LABELS[group]}", bare))
         if workers:
-            progress("suite, standard, all APIs, one worker")
-            one = run_suite(info, ALL, "standard")
+            progress(f"suite, standard, all APIs, one worker, {REPEATS} times")
+            one = median_run([run_suite(info, ALL, "standard") for _ in range(REPEATS)])
             progress("suite, standard, all APIs, one worker, --no-draw-ahead")
             alone = run_suite(info, ALL, "standard", "--no-draw-ahead")
             progress("suite, standard, all APIs, -n 2")
