@@ -12,21 +12,12 @@ _B58_PAIRS = tuple(a + b for a in B58_ALPHABET for b in B58_ALPHABET)
 _B58_CHUNK = 58 ** 10
 
 
+# Pages, walks and probes ask for the same identifiers over and over; a bounded memo keeps a long-lived
+# reference's memory flat while sparing it most of the hashing. Every part is a string or a number.
+@lru_cache(maxsize=1 << 17)
 def digest(*parts: object) -> bytes:
     """32 bytes derived from `parts`; the same parts always give the same bytes."""
-    try:
-        return _remembered_digest(parts)
-    except TypeError:   # a part that cannot be a key (a list): computed each time
-        return _digest(parts)
-
-
-def _digest(parts: tuple[object, ...]) -> bytes:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
-
-
-# Pages, walks and probes ask for the same identifiers over and over; a bounded memo keeps a long-lived
-# reference's memory flat while sparing it most of the hashing.
-_remembered_digest = lru_cache(maxsize=1 << 17)(_digest)
 
 
 def number(*parts: object, below: int) -> int:

@@ -28,10 +28,6 @@ def test_base58_is_the_digit_by_digit_encoding() -> None:
         assert ids.base58(data) == digit_by_digit_base58(data), data.hex()
 
 
-def test_a_digest_of_parts_that_cannot_be_a_key_is_computed_all_the_same() -> None:
-    assert ids.digest("a", [1, 2]) == ids.digest("a", "[1, 2]") == ids.digest("a", [1, 2])
-
-
 def test_remembered_containers_are_copies_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     index = World(3).node.indexes["index/X/tx"]
     first = index.container(5)
