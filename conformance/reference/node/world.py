@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 DAY = 86400
 #: The P-Chain's blockchain ID is the same on every network.
 P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
-#: containers remembered per index (each is well under a kilobyte)
-REMEMBERED_CONTAINERS = 1 << 15
+#: containers remembered per index (each about 1.4 kB as Python objects: 11 MB at most per index)
+REMEMBERED_CONTAINERS = 1 << 13
 LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "TRACE", "DEBUG", "VERBO")
 
 
