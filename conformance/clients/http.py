@@ -498,7 +498,7 @@ def _url_key(url: str, params: Mapping[str, Any] | None) -> Hashable | None:
     def typed(value: Any) -> Any:
         return (type(value), tuple(typed(item) for item in value) if isinstance(value, (list, tuple)) else value)
 
-    key = (url, tuple((name, typed(value)) for name, value in (params or {}).items()))
+    key = (url, tuple((name, typed(value)) for name, value in params.items()))
     try:
         hash(key)
     except TypeError:
