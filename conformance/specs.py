@@ -46,6 +46,13 @@ def openapi_path(api: str) -> Path:
     return specs_dir() / "openapi" / OPENAPI_FILES[api]
 
 
+@cache
+def execution_apis() -> dict[str, Any]:
+    """The parameters of the standard eth methods as the Ethereum execution-apis specification lists them:
+    method -> {file, params: [[name, required], …]} (specs/openrpc/execution-apis.json)."""
+    return json.loads((specs_dir() / "openrpc" / "execution-apis.json").read_text(encoding="utf-8"))["methods"]
+
+
 def rpc_method(api: str, name: str) -> dict[str, Any]:
     """One method object of an OpenRPC document, by name."""
     for method in openrpc(api)["methods"]:

@@ -14,6 +14,7 @@ from referencing.jsonschema import DRAFT7
 
 from conformance import specs
 from tests import documents
+from tests.prerequisites import missing_from_npm
 
 META_SCHEMA_URL = "https://meta.json-schema.tools"
 
@@ -27,7 +28,7 @@ def _meta_schema_path() -> Path:
 def openrpc_validator() -> jsonschema.Draft7Validator:
     path = _meta_schema_path()
     if not path.is_file():
-        pytest.fail(f"the OpenRPC meta-schema is missing at {path}: `make test` fetches it")
+        missing_from_npm("the OpenRPC meta-schema", f"`make test` fetches it from npm into {path}")
     registry = Registry().with_resource(
         META_SCHEMA_URL, Resource.from_contents(jsonschema.Draft7Validator.META_SCHEMA, default_specification=DRAFT7))
     return jsonschema.Draft7Validator(json.loads(path.read_text()), registry=registry)
@@ -64,6 +65,21 @@ def test_openrpc_schemas_are_valid_json_schemas_whose_references_resolve(api: st
 def test_every_method_of_document_1_is_specified() -> None:
     specified = {method["name"] for api in specs.RPC_APIS for method in specs.openrpc(api)["methods"]}
     assert documents.rpc_methods() - specified == set()
+
+
+def test_standard_methods_require_what_the_execution_apis_require() -> None:
+    """A node may refuse a call that leaves out a parameter the execution-apis specification requires, so the suite
+    never treats such a parameter as optional (it may require more: a node may refuse that omission too)."""
+    standard = specs.execution_apis()
+    ours = {method["name"]: method for method in specs.openrpc("evm")["methods"] if "x-standard" in method}
+    assert set(standard) <= set(ours), "a method of the extract is not a standard method of evm.json"
+    for name, listed in standard.items():
+        params = ours[name].get("params", [])
+        assert len(params) == len(listed["params"]), f"{name}: {len(params)} params, execution-apis lists " \
+            f"{len(listed['params'])}"
+        optional = [param["name"] for param, (_, required) in zip(params, listed["params"])
+                    if required and not param.get("required", False)]
+        assert optional == [], f"{name}: {optional} optional here, required by the execution-apis"
 
 
 def test_response_shapes_are_open() -> None:

@@ -89,9 +89,10 @@ def check_full_transactions(block: dict[str, Any], hashes: list[str], *, exchang
               expected=f"blockHash, blockNumber, transactionIndex = {wanted}", received=placed, exchange=exchange)
 
 
-def check_fee_history_lengths(result: dict[str, Any], *, block_count: int, percentiles: list[float] | None,
+def check_fee_history_lengths(result: dict[str, Any], *, block_count: int, percentiles: list[float],
                               exchange: Exchange) -> None:
-    """RPC-ETH-014: n blocks (1 to blockCount) give n gasUsedRatio, n + 1 baseFeePerGas, n rewards of each size."""
+    """RPC-ETH-014: n blocks (1 to blockCount) give n gasUsedRatio, n + 1 baseFeePerGas, n rewards of each size
+    (no percentiles asked for, the reward member may be left out)."""
     blocks = len(result["gasUsedRatio"])
     check(1 <= blocks <= block_count, "RPC-ETH-014", "eth_feeHistory covers an unexpected number of blocks",
           expected=f"1 to {block_count} entries in gasUsedRatio", received=f"{blocks} entries", exchange=exchange)
@@ -99,7 +100,7 @@ def check_fee_history_lengths(result: dict[str, Any], *, block_count: int, perce
           "eth_feeHistory does not give one baseFeePerGas more than blocks (the next block's)",
           expected=f"{blocks + 1} entries in baseFeePerGas", received=f"{len(result['baseFeePerGas'])} entries",
           exchange=exchange)
-    if percentiles is None:
+    if not percentiles:
         return
     rewards = result.get("reward")
     check(isinstance(rewards, list) and len(rewards) == blocks

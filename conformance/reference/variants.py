@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, ClassVar
 
+from conformance import specs
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.faults import Fault, RpcHttpProceed, RpcProceed
 # The same middleware the faults use: a variant differs in what it changes, never in how it hooks in.
@@ -111,6 +112,24 @@ class EncodingReadWithoutCase(Variant):
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
         if call.api == "index" and isinstance(call.params, dict) and isinstance(call.params.get("encoding"), str):
             call = call.with_(params={**call.params, "encoding": call.params["encoding"].lower()})
+        return proceed(call)
+
+
+@variant
+class OmittedRequiredParamsRefused(Variant):
+    """Standard eth methods refuse a call that leaves out a parameter the execution-apis require, as geth-based
+    nodes, ganache and hardhat do ("missing value for required argument")."""
+
+    reads = tuple(f"RPC-ETH-{n:03d}" for n in range(1, 22))
+    allowed_by = "the document invokes the standard Ethereum methods, whose specification requires these parameters"
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        listed = specs.execution_apis().get(call.method)
+        if listed is not None and isinstance(call.params, list):
+            required = sum(1 for _, needed in listed["params"] if needed)
+            if len(call.params) < required:
+                return {"jsonrpc": "2.0", "id": call.id, "error": {
+                    "code": -32602, "message": f"missing value for required argument {len(call.params)}"}}
         return proceed(call)
 
 

@@ -47,11 +47,11 @@ def test_gas_price(evm: JsonRpcClient) -> None:
 
 
 @pytest.mark.rule("RPC-ETH-013", "RPC-ETH-014")
-@pytest.mark.parametrize("percentiles", [PERCENTILES, None], ids=["rewards", "no-rewards"])
-def test_fee_history(evm: JsonRpcClient, percentiles: list[float] | None) -> None:
+@pytest.mark.parametrize("percentiles", [PERCENTILES, []], ids=["rewards", "no-rewards"])
+def test_fee_history(evm: JsonRpcClient, percentiles: list[float]) -> None:
     """eth_feeHistory of the last 4 blocks gives per-block ratios and rewards, and one base fee more."""
-    params: list = ["0x4", "latest"] + ([percentiles] if percentiles else [])
-    result, exchange = eth_call(evm, "eth_feeHistory", params, "RPC-ETH-013")
+    # rewardPercentiles is required (execution-apis): "no rewards" is the empty list, not the parameter left out.
+    result, exchange = eth_call(evm, "eth_feeHistory", ["0x4", "latest", percentiles], "RPC-ETH-013")
     check_fee_history_lengths(result, block_count=4, percentiles=percentiles, exchange=exchange)
 
 
