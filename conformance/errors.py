@@ -42,6 +42,10 @@ class BudgetExhausted(SuiteError):
     """The run spent its request budget or its maximum duration."""
 
 
+#: Characters of the answer a violation keeps as evidence.
+RESPONSE_KEPT = 2000
+
+
 def _clip(text: str, limit: int = 600) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
 
@@ -63,6 +67,8 @@ class Violation(AssertionError):
         self.expected = expected
         self.received = received
         self.reproducer = exchange.curl() if exchange is not None else None
+        # The answer itself, beyond what the headline shows (members a node adds to an error, say).
+        self.response = f"HTTP {exchange.status}: {exchange.text(RESPONSE_KEPT)}" if exchange is not None else None
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -85,6 +91,7 @@ class Violations(Violation):
         self.all = list(violations)
         super().__init__(first.rule, first.summary, expected=first.expected, received=first.received)
         self.reproducer = first.reproducer
+        self.response = first.response
         self.args = (self.render(),)
 
     def render(self) -> str:

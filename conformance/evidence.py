@@ -23,6 +23,8 @@ class Ledger:
     held: Counter[str] = field(default_factory=Counter)
     broke: Counter[str] = field(default_factory=Counter)
     violations: list[Violation] = field(default_factory=list)
+    #: Rules whose violation, reported by another test, kept this one from running (a method not served).
+    blocked: list[str] = field(default_factory=list)
 
     def hold(self, rule_id: str) -> None:
         self.held[rule_id] += 1
@@ -64,6 +66,13 @@ def held(rule_id: str) -> None:
     ledger = _LEDGER.get()
     if ledger is not None:
         ledger.hold(rule_id)
+
+
+def blocked_by(rule_id: str) -> None:
+    """The running test cannot decide its rules: `rule_id`, reported broken by another test, stands in the way."""
+    ledger = _LEDGER.get()
+    if ledger is not None and rule_id not in ledger.blocked:
+        ledger.blocked.append(rule_id)
 
 
 def broke(violation: Violation) -> None:

@@ -47,6 +47,15 @@ def chain_aliases(admin: JsonRpcClient, chain: str, rule_id: str) -> list[str]:
     return result["aliases"]
 
 
+def answers_for_chain(client: JsonRpcClient, chain: Any, rule_id: str, where: str) -> None:
+    """An aliased or original path serves the chain: eth_chainId there answers, with `chain`, the chain ID the
+    blockchain ID's own path gave (None when it gave none: then that it answers is all that can be asked)."""
+    exchange = client.call("eth_chainId", [])
+    result = result_of(exchange, rule_id, f"eth_chainId at {where}", served=True)
+    check(chain is None or result == chain, rule_id, f"{where} answers for another chain",
+          expected=f"eth_chainId {chain}, as at the blockchain ID's own path", received=result, exchange=exchange)
+
+
 def is_blockchain_id(text: str) -> bool:
     """Whether `text` is a CB58 blockchain ID (32 bytes and a checksum), not an alias."""
     import hashlib

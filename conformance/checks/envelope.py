@@ -21,6 +21,14 @@ def is_response_object(exchange: Exchange) -> bool:
     return isinstance(body, dict) and ("result" in body or "error" in body)
 
 
+def error_headline(error: Any) -> Any:
+    """An error object as a failure's headline shows it: the members JSON-RPC 2.0 defines (code, message, data).
+    Anything else a node adds (a stack trace, say) stays in the answer the failure keeps as evidence."""
+    if isinstance(error, dict):
+        return {name: error[name] for name in ("code", "message", "data") if name in error}
+    return error
+
+
 def response_object(exchange: Exchange, rule_id: str) -> dict[str, Any]:
     """The response body as a JSON object; fails `rule_id` when it is JSON of another kind.
 
@@ -42,7 +50,7 @@ def result_of(exchange: Exchange, rule_id: str, what: str = "the call", *, serve
               received=f"HTTP {exchange.status}: {exchange.text(200)}", exchange=exchange)
     body = response_object(exchange, rule_id)
     if "error" in body and "result" not in body:
-        fail(rule_id, f"{what} is answered with an error", expected="a result", received=body["error"],
+        fail(rule_id, f"{what} is answered with an error", expected="a result", received=error_headline(body["error"]),
              exchange=exchange)
     check("result" in body, rule_id, f"{what} is answered without a result", expected="a result member",
           received=body, exchange=exchange)
@@ -117,10 +125,10 @@ def check_error_object(exchange: Exchange) -> None:
     code = error.get("code") if isinstance(error, dict) else None
     integral = isinstance(code, int) and not isinstance(code, bool) or isinstance(code, float) and code.is_integer()
     check(integral, "RPC-ENV-006", "the error object does not carry an integer code",
-          expected="error.code an integer", received=error, exchange=exchange)
+          expected="error.code an integer", received=error_headline(error), exchange=exchange)
     check(isinstance(error, dict) and isinstance(error.get("message"), str), "RPC-ENV-007",
           "the error object does not carry a string message", expected="error.message a string",
-          received=error, exchange=exchange)
+          received=error_headline(error), exchange=exchange)
 
 
 def check_body_object(exchange: Exchange) -> None:
@@ -159,13 +167,3 @@ def record_error(observe: Observe, exchange: Exchange) -> None:
         observe("RPC-ENV-017", {"members": sorted(set(error) - set(ERROR_MEMBERS)), "data": error.get("data")})
     observe("RPC-ENV-016", {"status": exchange.status})
 
-
-def unserved(exchange: Exchange) -> bool:
-    """Whether an answer says the API or method is not offered here (HTTP 404, or JSON-RPC "method not found").
-
-    Used only to skip with a reason, never to fail: the code itself is not documented (RPC-ENV-015).
-    """
-    if exchange.status == 404 or not is_response_object(exchange):
-        return True
-    error = exchange.json().get("error")
-    return isinstance(error, dict) and error.get("code") == -32601

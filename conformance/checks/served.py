@@ -1,7 +1,10 @@
 """Whether the target serves a method the document lists, probed once per run, so its absence is reported once.
 
-A node that answers "method not found" for eth_feeConfig fails one test, the one carrying the rule that the
-method is served, with "method not served: eth_feeConfig"; every other test of that method skips and names it.
+A documented method that answers a well-formed call (its lightest params) with an error is not served, whatever
+the code: nodes say "method not found" as -32601, as HTTP 404, as -32004 "method not supported" (EIP-1474) or
+as a code of their own. One test, the one carrying the rule that the method is served, fails with "method not
+served: eth_feeConfig"; every other test of that method skips, blocked by that rule, and its rules stay untested
+rather than charged with one more symptom of the same deviation.
 """
 from __future__ import annotations
 
@@ -9,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from conformance import specs
+from conformance import evidence, specs
 from conformance.checks import check
-from conformance.checks.envelope import is_response_object
+from conformance.checks.envelope import error_headline, is_response_object
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.concurrency import Once
+from conformance.reporting.outcomes import test_id
 from conformance.rules import load_catalogue
 
 METHOD_NOT_FOUND = -32601
@@ -25,8 +29,17 @@ SERVED_RULES = {"eth_feeConfig": "RPC-EVM-033", "eth_getChainConfig": "RPC-EVM-0
                 "eth_getActiveRulesAt": "RPC-EVM-035", "validators.getCurrentValidators": "RPC-VAL-001"}
 
 
-def method_not_found(exchange: Exchange) -> bool:
-    """Whether the answer says the method is not offered: HTTP 404, or the JSON-RPC code -32601."""
+def not_served(exchange: Exchange) -> bool:
+    """Whether a well-formed call was not served: HTTP 404, an answer that is not JSON-RPC, or an error object
+    instead of a result."""
+    if exchange.status == 404 or not is_response_object(exchange):
+        return True
+    body = exchange.json()
+    return isinstance(body.get("error"), dict) and "result" not in body
+
+
+def plainly_unknown(exchange: Exchange) -> bool:
+    """Whether the answer is the one JSON-RPC 2.0 reserves for an unknown method (-32601), or HTTP 404."""
     if exchange.status == 404:
         return True
     body = exchange.json() if exchange.is_json() else None
@@ -40,13 +53,34 @@ def probe_params(method: str) -> Any:
     return [] if specs.rpc_method(api, method).get("paramStructure") == "by-position" else {}
 
 
+#: A second well-formed call of each method with optional params, every param given: a node that refuses the
+#: lightest form but answers this one serves the method and breaks the rule that the params are optional.
+FULLER_PARAMS: dict[str, Any] = {"eth_feeConfig": ["latest"], "eth_getActiveRulesAt": [0],
+                                 "validators.getCurrentValidators": {"nodeIDs": []}}
+
+
+def probe(client: JsonRpcClient, method: str) -> Exchange:
+    """The answer that decides whether `method` is served: a well-formed call with its lightest params; when that
+    is refused with anything but the plain "method not found", the fuller form, and the lightest once more (a
+    gateway's or a restarting node's one-off error is not an absence)."""
+    exchange = client.call(method, probe_params(method))
+    if not not_served(exchange) or plainly_unknown(exchange):
+        return exchange
+    if method in FULLER_PARAMS:
+        fuller = client.call(method, FULLER_PARAMS[method])
+        if not not_served(fuller):
+            return fuller
+    return client.call(method, probe_params(method))
+
+
 def check_served(exchange: Exchange, method: str) -> None:
-    """Fails the rule that `method` is served when the target answers that it does not know it."""
+    """Fails the rule that `method` is served when the target refuses a well-formed call of it."""
     rule_id = SERVED_RULES[method]
     body = exchange.json() if exchange.is_json() else None
-    check(not method_not_found(exchange), rule_id, f"method not served: {method}",
-          expected=f"{method} answered (a result, or an error other than method not found)",
-          received=body.get("error") if isinstance(body, dict) else f"HTTP {exchange.status}: {exchange.text(200)}",
+    check(not not_served(exchange), rule_id, f"method not served: {method}",
+          expected=f"a result for a well-formed call of {method}",
+          received=error_headline(body.get("error")) if isinstance(body, dict)
+          else f"HTTP {exchange.status}: {exchange.text(200)}",
           exchange=exchange)
 
 
@@ -73,18 +107,17 @@ class ServedMethods:
         self._reporters: dict[str, str] = {}
 
     def require(self, item: pytest.Item, method: str, client: JsonRpcClient) -> None:
-        """Skips `item` when `method` is not served and another test reports it."""
-        absent = self._absent.get((client.url, method),
-                                  lambda: method_not_found(client.call(method, probe_params(method))))
-        self._skip_unless_reporter(item, method, absent, SERVED_RULES[method], f"{method} not served")
+        """Skips `item`, blocked by the rule that `method` is served, when it is not and another test reports it."""
+        absent = self._absent.get((client.url, method), lambda: not_served(probe(client, method)))
+        self._skip_unless_reporter(item, method, absent, SERVED_RULES[method], f"{method} is not served")
 
     def require_evm_rpc(self, item: pytest.Item, client: JsonRpcClient) -> None:
         """Skips `item` when the EVM chain RPC path does not answer JSON-RPC at all (RPC-EVM-032 reports it)."""
-        def probe() -> bool:
+        def absent() -> bool:
             exchange = client.call("eth_chainId", [])
             return exchange.status == 404 or not is_response_object(exchange)
-        absent = self._absent.get((client.url, EVM_RPC), probe)
-        self._skip_unless_reporter(item, EVM_RPC, absent, "RPC-EVM-032", "the EVM chain RPC does not answer JSON-RPC")
+        self._skip_unless_reporter(item, EVM_RPC, self._absent.get((client.url, EVM_RPC), absent), "RPC-EVM-032",
+                                   "the EVM chain RPC does not answer JSON-RPC")
 
     def _skip_unless_reporter(self, item: pytest.Item, key: str, absent: bool, rule_id: str, reason: str) -> None:
         """The reporter is the test carrying `rule_id` when the run selected one; otherwise the first test to ask,
@@ -96,8 +129,10 @@ class ServedMethods:
             self._reporters[key] = carriers[0] if carriers else item.nodeid
         reporter = self._reporters[key]
         if reporter != item.nodeid and not _carries(item, rule_id):
-            pytest.skip(f"{reason} (reported by {reporter})")
+            evidence.blocked_by(rule_id)
+            pytest.skip(f"blocked by {rule_id}: {reason} (reported by {test_id(reporter)})")
 
 
 def _carries(item: pytest.Item, rule_id: str) -> bool:
     return any(rule_id in mark.args for mark in item.iter_markers("rule"))
+

@@ -87,8 +87,9 @@ class Exchange:
         return True
 
     def text(self, limit: int = 600) -> str:
-        text = self.body.decode("utf-8", "replace")
-        return text if len(text) <= limit else text[:limit] + "…"
+        # A character is at most four bytes: a large body is not decoded whole for its first characters.
+        text = self.body[:4 * limit + 4].decode("utf-8", "replace")
+        return text if len(text) <= limit and len(self.body) <= 4 * limit + 4 else text[:limit] + "…"
 
     def curl(self) -> str:
         """A curl command that repeats this request, secrets replaced by an environment variable."""

@@ -66,7 +66,9 @@ def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
     if any(test.outcome == "error" for test in carriers):
         return "error"
     if carriers and all(test.outcome == "skipped" for test in carriers):
-        return "skip"
+        # A test that could not run because another rule's violation stands in the way leaves its rules
+        # untested, blocked by that rule; a skip is for what the target or the run leaves out.
+        return "untested" if any(test.blocked_by for test in carriers) else "skip"
     return "untested"
 
 
@@ -136,7 +138,8 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
         if rule.id in observations:
             entry["observations"] = observations[rule.id]
         blocked_by = sorted({broken for t in mine if t.outcome == "failed" for broken in t.broken_rules
-                             if broken != rule.id})
+                             if broken != rule.id} | {broken for t in mine for broken in t.blocked_by
+                                                      if broken != rule.id})
         if blocked_by and status == "untested":
             # Its tests stopped at another rule's violation before any check of it ran: say which, so an
             # untested rule is not read as one the suite forgot.
@@ -206,7 +209,7 @@ def first_problem(rule: dict[str, Any]) -> str:
 def _failure(test: TestOutcome, violation: dict[str, Any]) -> dict[str, Any]:
     out = {"test": test.id, "summary": violation.get("summary", ""), "expected": violation.get("expected", ""),
            "received": violation.get("received", ""), "reproducer": violation.get("reproducer"),
-           "message": test.message}
+           "response": violation.get("response"), "message": test.message}
     return {key: value for key, value in out.items() if value is not None}
 
 

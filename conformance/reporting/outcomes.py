@@ -13,6 +13,7 @@ VIOLATION_KEY = "conformance_violation"     # JSON: rule, summary, expected, rec
 OBSERVATION_KEY = "observation"             # JSON: rule, seen
 VIOLATIONS_KEY = "conformance_violations"   # JSON: every violation of a failed test, the headline first
 EVIDENCE_KEY = "conformance_evidence"       # JSON: rule -> [checks held, checks broken] in one phase
+BLOCKED_KEY = "conformance_blocked"         # JSON: rules whose reported violation kept a skipped test from running
 
 
 def test_id(nodeid: str) -> str:
@@ -33,6 +34,7 @@ class TestOutcome:
     message: str = ""                   # the failure or error as reported, or the reason of a skip
     observations: list[dict[str, Any]] = field(default_factory=list)
     evidence: dict[str, list[int]] = field(default_factory=dict)      # rule -> [held, broke]
+    blocked_by: list[str] = field(default_factory=list)   # a skipped test's: the broken rules that stopped it
 
     @property
     def broken_rules(self) -> list[str]:
@@ -50,6 +52,8 @@ class TestOutcome:
             out["violations"] = self.violations
         if self.message:
             out["message"] = self.message
+        if self.blocked_by:
+            out["blocked_by"] = self.blocked_by
         return out
 
 
@@ -90,6 +94,16 @@ class OutcomeRecorder:
         elif report.skipped and test.outcome == "passed":
             test.outcome = "skipped"
             test.message = _skip_reason(report.longrepr)
+            test.blocked_by = json.loads(dict(properties).get(BLOCKED_KEY, "[]"))
+
+
+def category(report: pytest.TestReport) -> str | None:
+    """How the suite counts a failed phase of a test: "failed" for a violation of the target (found while the test
+    or its fixtures ran), "error" for anything else. pytest's own terminal line uses it too, so every count of a
+    run says the same."""
+    if not report.failed or report.when not in ("setup", "call"):
+        return "error" if report.failed else None
+    return "failed" if (OUTCOME_KEY, "violation") in report.user_properties else "error"
 
 
 def _text(longrepr: Any, limit: int = 4000) -> str:

@@ -19,6 +19,7 @@ SEED = 7
 WORLD = World(SEED)
 EVM_ID = WORLD.evm_blockchain_id
 RPC = f"bc/{EVM_ID}/rpc"
+EXTRAS = ("eth_feeConfig", "eth_getChainConfig", "eth_getActiveRulesAt")
 VALIDATORS = f"bc/{EVM_ID}/validators"
 INDEXES = ("index/C/block", "index/P/block", "index/X/tx", "index/X/block", "index/X/vtx")
 XTX = WORLD.node.indexes["index/X/tx"]
@@ -557,6 +558,8 @@ PROBES.update({
     "EthLogIndexAsNumber": [LOGS],
     "EthLogsFromBlockOffByOne": [LOGS],
     "EthFutureBlockIsHead": [(RPC, body("eth_getBlockByNumber", [hex(HEAD + 1000), False]))],
+    "ExtrasRefusedAsParseErrors": [(RPC, body(method, [])) for method in EXTRAS],
+    "ExtrasRefusedAsUnsupported": [(RPC, body(method, [])) for method in EXTRAS],
 })
 
 NODE_FAULTS = [cls for cls in all_faults() if cls.__module__ == "conformance.reference.faults.node"]

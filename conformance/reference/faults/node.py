@@ -1657,7 +1657,7 @@ class EthChainConfigNotServed(_MethodNotFound):
     """eth_getChainConfig answers "method not found"."""
 
     breaks = ("RPC-EVM-034",)
-    also = _ids("EVM", 21, first=8) + ("RPC-ENV-014", "RPC-ADM-003", "RPC-ADM-004", "RPC-ADM-008")
+    also = _ids("EVM", 21, first=8) + ("RPC-ENV-014",)
     method = "eth_getChainConfig"
 
 
@@ -1668,6 +1668,41 @@ class EthActiveRulesNotServed(_MethodNotFound):
     breaks = ("RPC-EVM-035",)
     also = _ids("EVM", 27, first=22)
     method = "eth_getActiveRulesAt"
+
+
+class _ExtrasRefused(Fault):
+    """Refuses the three extra methods with an error other than "method not found", as stock Ethereum nodes do:
+    one deviation each, reported by the rule that the method is served, its other rules left untested."""
+
+    breaks = ("RPC-EVM-033", "RPC-EVM-034", "RPC-EVM-035")
+    real = True
+
+    def refusal(self, method: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        if call.method in ("eth_feeConfig", "eth_getChainConfig", "eth_getActiveRulesAt"):
+            return {"jsonrpc": "2.0", "id": call.id, "error": self.refusal(call.method)}
+        return proceed(call)
+
+
+@register
+class ExtrasRefusedAsParseErrors(_ExtrasRefused):
+    """The extra methods answer -32700 "does not exist/is not available" with a stack trace, as ganache does."""
+
+    def refusal(self, method: str) -> dict[str, Any]:
+        text = f"The method {method} does not exist/is not available"
+        return {"message": text, "stack": f"Error: {text}\n    at Executor.execute (node/1.js:2:284522)",
+                "code": -32700}
+
+
+@register
+class ExtrasRefusedAsUnsupported(_ExtrasRefused):
+    """The extra methods answer -32004 "Method … is not supported" (EIP-1474), as hardhat does."""
+
+    def refusal(self, method: str) -> dict[str, Any]:
+        text = f"Method {method} is not supported"
+        return {"code": -32004, "message": text, "data": {"message": text, "data": {"method": method, "params": []}}}
 
 
 # --- ETH: standard Ethereum methods ---

@@ -7,9 +7,9 @@ from typing import Any, Callable
 import pytest
 
 from conformance.cases_ahead import publish
-from conformance.checks.envelope import is_response_object, unserved
+from conformance.checks.envelope import is_response_object
 from conformance.checks.index import IndexAt, index_paths, position
-from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc
+from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc, not_served
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.concurrency import Once
 from conformance.plugin import rule_ids
@@ -80,7 +80,7 @@ def known(index_at: IndexAt, known_by_path: Once, pytestconfig: pytest.Config) -
 @pytest.fixture(scope="session")
 def admin_api(admin: JsonRpcClient) -> JsonRpcClient:
     """The Admin API client; skips when the node does not enable it (--api-admin-enabled). Asked once per run."""
-    if computed_once_per_run("admin enabled", admin.url, lambda: unserved(admin.call("admin.getLoggerLevel", {}))):
+    if computed_once_per_run("admin enabled", admin.url, lambda: not_served(admin.call("admin.getLoggerLevel", {}))):
         pytest.skip("the Admin API is not enabled on this node (/ext/admin does not answer admin.getLoggerLevel)")
     return admin
 

@@ -8,13 +8,12 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import (check_body_object, check_content_type, check_envelope, error_of, is_error,
-                                         record_error, result_of)
+                                         is_response_object, record_error, result_of)
 from conformance.checks.index import index_paths
-from conformance.checks.served import method_not_found
+from conformance.checks.served import ServedMethods, not_served
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.concurrency import Once
-from conformance.config import Target
 
 UNKNOWN = {"admin": "admin.conformanceNoSuchMethod", "index": "index.conformanceNoSuchMethod",
            "evm": "eth_conformanceNoSuchMethod", "validators": "validators.conformanceNoSuchMethod"}
@@ -37,30 +36,32 @@ def api_probes() -> Once:
 
 
 @pytest.fixture(params=["admin", "index", "evm", "validators"])
-def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], target: Target,
-        api_probes: Once) -> Api:
-    """Each node API in turn, skipped when the run does not select it or the node does not serve it."""
+def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], api_probes: Once,
+        served_methods: ServedMethods) -> Api:
+    """Each node API in turn, skipped when the node does not serve it."""
     name = request.param
-    if name not in target.apis:
-        pytest.skip(f"the {name} API is not selected for this run (--api)")
     if name == "admin":
         found = Api(name, rpc_at("/ext/admin"), "admin.getLoggerLevel", {})
     elif name == "index":
         found = Api(name, rpc_at(index_paths()[0]), "index.getLastAccepted", {"encoding": "hex"})
     elif name == "evm":
         found = Api(name, request.getfixturevalue("evm"), "eth_chainId", [])
+        served_methods.require_evm_rpc(request.node, found.client)
+        return found
     else:
         found = Api(name, request.getfixturevalue("validators"), "validators.getCurrentValidators", {})
+        served_methods.require(request.node, found.method, found.client)
+        return found
     # Only a clear "not here" skips an API: any other odd answer (JSON of another kind) is for these tests to judge.
-    absent = disabled if name in ("admin", "index") else method_not_found
-    if api_probes.get(found.client.url, lambda: absent(found.client.call(found.method, found.params))):
+    if api_probes.get(found.client.url, lambda: disabled(found.client.call(found.method, found.params))):
         pytest.skip(f"the {name} API is not enabled on this node")
     return found
 
 
 def disabled(exchange: Exchange) -> bool:
-    """Whether a node API says it is not enabled: HTTP 404, an answer that is not JSON, or "method not found"."""
-    return exchange.status == 404 or not exchange.is_json() or method_not_found(exchange)
+    """Whether an optional node API says it is not enabled: HTTP 404, an answer that is not JSON, or an error
+    object where its lightest read has a result."""
+    return exchange.status == 404 or not exchange.is_json() or is_response_object(exchange) and not_served(exchange)
 
 
 @pytest.mark.rule("RPC-ENV-001", "RPC-ENV-005", "RPC-ENV-012", "RPC-ENV-013")

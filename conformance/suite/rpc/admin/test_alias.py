@@ -6,9 +6,10 @@ from typing import Callable
 import pytest
 
 from conformance import specs
-from conformance.checks import check, independently
-from conformance.checks.admin import empty_object
-from conformance.checks.envelope import expect_refusal, result_of
+from conformance.checks import independently
+from conformance.checks.admin import answers_for_chain, empty_object
+from conformance.checks.envelope import expect_refusal
+from conformance.checks.eth import peek
 from conformance.clients.jsonrpc import JsonRpcClient
 
 MAX_ALIAS = specs.rpc_method("admin", "admin.alias")["params"][1]["schema"]["maxLength"]
@@ -16,24 +17,19 @@ MAX_ALIAS = specs.rpc_method("admin", "admin.alias")["params"][1]["schema"]["max
 pytestmark = pytest.mark.mutating
 
 
-def chain_config_at(client: JsonRpcClient, rule_id: str, where: str) -> None:
-    exchange = client.call("eth_getChainConfig", [])
-    result = result_of(exchange, rule_id, f"eth_getChainConfig at {where}", served=True)
-    check(isinstance(result, dict), rule_id, f"eth_getChainConfig at {where} gives no chain config",
-          expected="a chain config", received=result, exchange=exchange)
-
-
 @pytest.mark.rule("RPC-ADM-002", "RPC-ADM-003", "RPC-ADM-004")
 def test_alias_serves_the_api_at_both_paths(admin_api: JsonRpcClient, evm_chain: str, fresh_alias: str,
                                             rpc_at: Callable[[str], JsonRpcClient]) -> None:
-    """After admin.alias the API answers at /ext/<alias> and still at its original path."""
+    """After admin.alias the API answers at /ext/<alias> as at its original path, where it still answers."""
     endpoint = f"bc/{evm_chain}/rpc"
+    original = rpc_at(f"/ext/{endpoint}")
+    chain = peek(original, "eth_chainId", [])
     empty_object(admin_api.call("admin.alias", {"endpoint": endpoint, "alias": fresh_alias}), "RPC-ADM-002",
                  "admin.alias")
     # Whether the alias answers and whether the original path still does are two facts: each is decided.
     with independently():
-        chain_config_at(rpc_at(f"/ext/{fresh_alias}"), "RPC-ADM-003", f"/ext/{fresh_alias}")
-    chain_config_at(rpc_at(f"/ext/{endpoint}"), "RPC-ADM-004", f"/ext/{endpoint}")
+        answers_for_chain(rpc_at(f"/ext/{fresh_alias}"), chain, "RPC-ADM-003", f"/ext/{fresh_alias}")
+    answers_for_chain(original, chain, "RPC-ADM-004", f"/ext/{endpoint}")
 
 
 @pytest.mark.rule("RPC-ADM-005")

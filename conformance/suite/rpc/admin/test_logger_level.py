@@ -7,7 +7,8 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.admin import SAMPLE_LEVELS, empty_object, logger_levels, other_level
-from conformance.checks.envelope import expect_refusal, is_error, is_response_object, unserved
+from conformance.checks.envelope import expect_refusal, is_error, is_response_object
+from conformance.checks.served import not_served
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.session import Endpoints
 
@@ -16,7 +17,7 @@ from conformance.session import Endpoints
 def test_admin_answers_json_rpc(admin: JsonRpcClient) -> None:
     """The Admin API answers JSON-RPC calls at /ext/admin (when the node enables it)."""
     exchange = admin.call("admin.getLoggerLevel", {})
-    if exchange.status == 404 or unserved(exchange) and is_response_object(exchange):
+    if exchange.status == 404 or is_response_object(exchange) and not_served(exchange):
         pytest.skip("the Admin API is not enabled on this node")
     check(is_response_object(exchange), "RPC-ADM-001", "/ext/admin does not answer JSON-RPC",
           expected="a JSON-RPC response object", received=f"HTTP {exchange.status}: {exchange.text(200)}",

@@ -6,7 +6,8 @@ from typing import Any, Callable
 import pytest
 
 from conformance.checks import check
-from conformance.checks.envelope import is_error, result_of, unserved
+from conformance.checks.envelope import is_error, result_of
+from conformance.checks.served import plainly_unknown
 from conformance.checks.evm_extras import check_active_rules
 from conformance.checks.shapes import assert_shape, component
 from conformance.clients.http import Exchange
@@ -72,7 +73,7 @@ def test_active_precompiles_when_served(evm: JsonRpcClient, params: Any, observe
         stamp = block_time(evm, "latest")
         params = [stamp] if stamp is not None else [0]
     exchange = evm.call("eth_getActivePrecompilesAt", params)
-    observe("RPC-EVM-029", {"served": not is_error(exchange), "unknown method": unserved(exchange)})
+    observe("RPC-EVM-029", {"served": not is_error(exchange), "unknown method": plainly_unknown(exchange)})
     if is_error(exchange):
         pytest.skip("eth_getActivePrecompilesAt (deprecated) is not served")
     result = result_of(exchange, "RPC-EVM-028", "eth_getActivePrecompilesAt")

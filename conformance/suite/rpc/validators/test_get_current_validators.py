@@ -7,7 +7,7 @@ import pytest
 
 from conformance.checks import check, independently
 from conformance.checks.envelope import is_error, is_response_object, record_error
-from conformance.checks.served import check_served
+from conformance.checks.served import check_served, probe
 from conformance.checks.validators import METHOD, check_validator, current_validators, node_ids, validators_in
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.session import Endpoints
@@ -28,7 +28,7 @@ def everyone(validators: JsonRpcClient) -> list[Any]:
 @pytest.mark.rule("RPC-VAL-001")
 def test_validators_api_answers_json_rpc(validators: JsonRpcClient) -> None:
     """The validators API answers JSON-RPC calls at /ext/bc/<blockchainID>/validators."""
-    exchange = validators.call("validators.getCurrentValidators", {})
+    exchange = probe(validators, "validators.getCurrentValidators")
     check(is_response_object(exchange), "RPC-VAL-001", "the validators path does not answer JSON-RPC",
           expected="a JSON-RPC response object", received=f"HTTP {exchange.status}: {exchange.text(200)}",
           exchange=exchange)
