@@ -13,7 +13,7 @@ import pytest
 from hypothesis import settings
 
 from conformance import config as conf
-from conformance import cases_ahead, concurrency, evidence
+from conformance import cases_ahead, concurrency, evidence, selection
 from conformance import workers as workers_
 from conformance.clients.http import HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import JsonRpcClient
@@ -21,9 +21,10 @@ from conformance.clients.rest import RestClient
 from conformance.errors import ConfigError, SuiteError, Violation, Violations
 from conformance.reporting import build as report_build
 from conformance.reporting import expectations as expect
+from conformance.reporting import outcomes
 from conformance.reporting.operations import OperationTimes
 from conformance.reporting.terminal import ProgressLine, end_table
-from conformance.reporting.outcomes import (EVIDENCE_KEY, OBSERVATION_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
+from conformance.reporting.outcomes import (BLOCKED_KEY, EVIDENCE_KEY, OBSERVATION_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
                                             VIOLATIONS_KEY, OutcomeRecorder)
 from conformance.profiles import PROFILES, Profile
 from conformance.rules import Catalogue, UnknownRule, load_catalogue
@@ -285,10 +286,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if not ids:
             keep.append(item)
             continue
-        apis = {api for rid in ids for api in catalogue[rid].apis}
+        if not selection.apis_of(item, {api for rid in ids for api in catalogue[rid].apis}) & set(target.apis):
+            continue   # a test of an API the run does not select is not part of it
         chosen = any(rid.startswith(prefix) for rid in ids for prefix in wanted) if wanted else True
         chosen = chosen and (PROFILES[target.profile].exhaustive or not item.get_closest_marker("exhaustive"))
-        (keep if chosen and apis & set(target.apis) else drop).append(item)
+        (keep if chosen else drop).append(item)
         item.extra_keyword_matches.update(ids)
         item.user_properties.extend((RULES_KEY, rid) for rid in ids)
         if item.get_closest_marker("mutating") and not target.allow_mutations:
@@ -296,6 +298,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = cases_ahead.drawing_modules_last(keep)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The folder of an API the run does not select is not collected at all."""
+    api = selection.folder_api(collection_path)
+    if api is None:
+        return None
+    try:
+        return True if api not in resolved_target(config).apis else None
+    except pytest.UsageError:
+        return None
 
 
 _LEDGER = pytest.StashKey[evidence.Ledger]()
@@ -355,6 +368,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties = [redacted(prop, secrets) for prop in report.user_properties]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """pytest counts a failed setup as an error and a failed call as a failure; the suite counts a violation as a
+    failure and anything else as an error, whichever phase found it: its line says what the reports say."""
+    if not any(key == RULES_KEY for key, _ in report.user_properties):
+        return None
+    found = outcomes.category(report)
+    if found == "failed":
+        return "failed", "F", "FAILED"
+    if found == "error":
+        return "error", "E", "ERROR"
+    return None
+
+
 def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
     """Adds to the phase's report the evidence gathered since the last phase (reports cross xdist workers)."""
     if not rule_ids(item) or _LEDGER not in item.stash:
@@ -367,6 +394,8 @@ def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
     item.stash[_REPORTED] = counts
     if delta:
         report.user_properties.append((EVIDENCE_KEY, json.dumps(delta)))
+    if report.skipped and item.stash[_LEDGER].blocked:
+        report.user_properties.append((BLOCKED_KEY, json.dumps(item.stash[_LEDGER].blocked)))
 
 
 def _secrets(config: pytest.Config) -> tuple[str, ...]:
@@ -400,7 +429,7 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
 
 def _violation_json(violation: Violation) -> dict[str, Any]:
     return {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
-            "received": violation.received, "reproducer": violation.reproducer}
+            "received": violation.received, "reproducer": violation.reproducer, "response": violation.response}
 
 
 def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:

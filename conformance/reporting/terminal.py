@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from conformance.reporting.build import STATUSES
-from conformance.reporting.outcomes import OUTCOME_KEY
+from conformance.reporting.outcomes import category
 
 
 class ProgressLine:
@@ -34,6 +34,9 @@ class ProgressLine:
         # summary stay as they are); only the per-test letter is silenced.
         if hasattr(report, "wasxfail"):
             return None
+        found = category(report)
+        if found is not None:
+            return found, "", ""
         if report.when in ("setup", "teardown"):
             if report.failed:
                 return "error", "", ""
@@ -51,14 +54,9 @@ class ProgressLine:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.done += 1
-            if report.failed:
-                # a failed call is a violation only when the plugin says so; anything else is a suite error
-                violation = (OUTCOME_KEY, "violation") in report.user_properties
-                if report.when == "call" and violation:
-                    self.failed += 1
-                else:
-                    self.errors += 1
-        elif report.when == "teardown" and report.failed:
+        if category(report) == "failed":
+            self.failed += 1
+        elif category(report) == "error":
             self.errors += 1
         self._show()
 
@@ -88,9 +86,19 @@ class ProgressLine:
 
 
 def end_table(report: dict[str, Any]) -> list[str]:
-    """A few lines for the end of the run: per API, its score and rule statuses."""
+    """A few lines for the end of the run: each test that failed or errored, then per API its score and rule
+    statuses, and the counts."""
+    lines = []
+    for test in report["tests"]:
+        if test["outcome"] in ("failed", "error"):
+            violation = test.get("violation") or {}
+            headline = f"[{violation['rule']}] {violation.get('summary', '')}" if violation.get("rule") else \
+                (test.get("message") or "").split("\n")[0]
+            lines.append(f"{'FAILED' if test['outcome'] == 'failed' else 'ERROR'} {test['id']} - {headline[:160]}")
+    if lines:
+        lines.append("")
     head = f"{'API':<11}{'score':>18}  " + " ".join(f"{s:>8}" for s in STATUSES)
-    lines = [head, "-" * len(head)]
+    lines += [head, "-" * len(head)]
     for api, data in report["apis"].items():
         score = data["score"]
         ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "-"

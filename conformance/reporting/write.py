@@ -1,4 +1,4 @@
-"""Writes a run's reports into its report directory: report.json, summary.md and report.html."""
+"""Writes a run's reports into its report directory: report.json, junit.xml, summary.md and report.html."""
 from __future__ import annotations
 
 import json
@@ -35,9 +35,10 @@ def _finite(value: Any) -> Any:
 
 
 def write_reports(report: dict[str, Any], report_dir: Path) -> list[Path]:
-    from conformance.reporting import html
+    from conformance.reporting import html, junit
 
     report_dir.mkdir(parents=True, exist_ok=True)
     return [_write(report_dir / "report.json", json_text(report)),
+            _write(report_dir / "junit.xml", junit.render(report)),
             _write(report_dir / "summary.md", markdown.render(report)),
             _write(report_dir / "report.html", html.render(report))]
