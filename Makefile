@@ -1,5 +1,6 @@
 # `make run` and `make test` are all a newcomer types: each sets up .venv on first use.
-# Prerequisites: Python 3.11 or later, make, and npm (the self-tests fetch two npm packages).
+# Prerequisites: Python 3.11 or later and make. With npm, `make test` also fetches the OpenRPC meta-schema and three
+# Ethereum nodes (anvil, ganache, hardhat) for the self-tests that need them; without it those tests skip.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -8,6 +9,10 @@ META   := $(VENV)/share/openrpc-meta-schema.json
 ANVIL_VERSION  := 1.7.1
 ANVIL_PLATFORM := $(shell uname -s | tr A-Z a-z)-$(if $(filter aarch64 arm64,$(shell uname -m)),arm64,amd64)
 ANVIL  := $(VENV)/share/npm/anvil-$(ANVIL_VERSION)/package/bin/anvil
+# ganache and hardhat, two more stock Ethereum nodes the self-tests point the suite at (tests/test_real_nodes.py).
+GANACHE_VERSION := 7.9.2
+HARDHAT_VERSION := 2.29.1
+NODES  := $(VENV)/share/npm/nodes/ganache-$(GANACHE_VERSION)-hardhat-$(HARDHAT_VERSION)
 ARGS   ?=
 # pytest caches its assertion rewrites as bytecode; without the cache every start re-parses every plugin module.
 unexport PYTHONDONTWRITEBYTECODE
@@ -17,7 +22,9 @@ unexport PYTHONDONTWRITEBYTECODE
 run: $(STAMP)
 	$(BIN)/conformance run $(ARGS)
 
-test: $(STAMP) $(META) $(ANVIL)
+test: $(STAMP)
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(META) $(ANVIL) $(NODES); \
+	else echo "npm not found: the OpenRPC meta-schema and the Ethereum nodes are not fetched; their self-tests skip"; fi
 	$(BIN)/python -m pytest -n 2 $(ARGS)
 
 bench: $(STAMP)
@@ -36,12 +43,19 @@ $(META):
 	cd $(VENV)/share/npm && npm pack --silent @open-rpc/meta-schema@1.14.9 >/dev/null && tar xzf open-rpc-meta-schema-1.14.9.tgz
 	node -e 'process.stdout.write(JSON.stringify(require("./$(VENV)/share/npm/package/index.js").openrpcDocument))' > $@.tmp && mv $@.tmp $@
 
-# anvil, a local Ethereum node, is the live EVM target of tests/test_anvil.py; its npm platform package ships the
+# anvil, a local Ethereum node the self-tests point the suite at (tests/test_real_nodes.py); its npm platform package ships the
 # native binary (the wrapper package would fetch it in a postinstall script).
 $(ANVIL):
 	mkdir -p $(VENV)/share/npm/anvil-$(ANVIL_VERSION)
 	cd $(VENV)/share/npm/anvil-$(ANVIL_VERSION) && npm pack --silent @foundry-rs/anvil-$(ANVIL_PLATFORM)@$(ANVIL_VERSION) >/dev/null && tar xzf foundry-rs-anvil-$(ANVIL_PLATFORM)-$(ANVIL_VERSION).tgz && rm foundry-rs-anvil-$(ANVIL_PLATFORM)-$(ANVIL_VERSION).tgz
 	$@ --version >/dev/null
+
+# Installed without their install scripts: the native add-ons they would build have pure JavaScript fallbacks.
+$(NODES):
+	mkdir -p $@.tmp
+	cd $@.tmp && echo '{"private": true}' > package.json && npm install --silent --no-audit --no-fund --ignore-scripts ganache@$(GANACHE_VERSION) hardhat@$(HARDHAT_VERSION)
+	echo 'module.exports = {};' > $@.tmp/hardhat.config.js
+	rm -rf $@ && mv $@.tmp $@
 
 clean:
 	rm -rf $(VENV) reports/latest
