@@ -10,7 +10,7 @@ from benchmarks.delay_proxy import DelayProxy
 from benchmarks.reference_throughput import reference_process
 from benchmarks.suite_speed import ALL, SuiteRun, run_suite
 from benchmarks.table import Row, markdown, progress
-from conformance.runner import DEFAULT_CONCURRENCY
+from conformance.config import DEFAULT_CONCURRENCY
 
 DELAYS = (0.010, 0.050)
 PROFILES = ("quick", "standard")

@@ -398,8 +398,8 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def install(config: pytest.Config) -> None:
+def install(config: pytest.Config, wanted: bool) -> None:
     """Registers the helper where the run asks for it and it can help."""
-    if (config.getoption("draw_ahead", False) and sys.platform.startswith("linux") and usable_cores() > 1
+    if (wanted and sys.platform.startswith("linux") and usable_cores() > 1
             and not hasattr(config, "workerinput") and not getattr(config.option, "numprocesses", None)):
         config.pluginmanager.register(DrawAhead(config), PLUGIN_NAME)

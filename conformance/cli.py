@@ -25,40 +25,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"conformance {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    run = commands.add_parser("run", help="run the conformance suite against a target")
-    where = run.add_argument_group("target (none given: the embedded reference target)")
-    where.add_argument("--target-url", help="one base URL for all three APIs")
-    where.add_argument("--node-url", help="base URL of the node")
-    where.add_argument("--data-url", help="base URL of the Data API")
-    where.add_argument("--metrics-url", help="base URL of the Metrics API")
-    run.add_argument("--api", help=f"comma-separated subset of {','.join(ALL_APIS)}")
-    run.add_argument("--profile", choices=list(PROFILES), help="how many examples and pages (default standard)")
-    run.add_argument("--evm-chain", help="blockchain ID or alias of the EVM chain")
-    run.add_argument("--evm-rpc-url", help="the EVM chain's JSON-RPC URL itself (any Ethereum RPC endpoint), "
-                                           "instead of {node_url}/ext/bc/<chain>/rpc")
-    run.add_argument("--api-key", help="Data API key; also CONFORMANCE_API_KEY (never printed)")
-    run.add_argument("--api-key-header", help="header for the API key (default x-data-api-key)")
-    run.add_argument("--allow-mutations", action="store_true", default=None,
-                     help="also run tests that change node state (aliases, logger levels, profiler, VMs)")
-    run.add_argument("--report-dir", default="reports/latest", help="where reports are written")
-    run.add_argument("--expectations", help="YAML file of known deviations: [{rule, test?, reason, expires}]")
-    run.add_argument("--gate", choices=("must", "standard"), default="standard",
-                     help="lowest level whose failures fail the run: must, or standard (must and standard; default)")
-    run.add_argument("--seed", type=int, help="seed of the embedded reference target and of generated data")
+    run = commands.add_parser("run", help="run the conformance suite against a target",
+                              description="Every setting is also read from CONFORMANCE_<NAME> and from "
+                                          "conformance.toml or [tool.conformance] in pyproject.toml (the command "
+                                          "line wins, then the environment); without a URL the embedded reference "
+                                          "target is tested.")
+    for setting in config.SETTINGS:
+        config.add_option(run.add_argument, setting)
     run.add_argument("-n", dest="workers", help="parallel workers (pytest-xdist), e.g. 2 or auto")
-    run.add_argument("--concurrency", type=_in_flight, default=None, metavar="N",
-                     help="at most N tests with requests in flight at once, over one rate limit and one budget "
-                          "(default 8; fewer when the target answers faster than the suite checks)")
-    run.add_argument("--no-draw-ahead", dest="draw_ahead", action="store_false", default=True,
-                     help="draw the cases of property tests in the run's own process, not in a helper process on "
-                          "another core")
-    run.add_argument("--rate-limit", help="at most N requests a second, e.g. 20/s")
-    run.add_argument("--max-requests", type=int, help="request budget")
-    run.add_argument("--max-duration", type=float, help="seconds after which no new request starts")
-    run.add_argument("--timeout", type=float, help="seconds within which each answer must arrive whole (default 30)")
-    run.add_argument("--rule", action="append", default=[], help="only tests carrying this rule ID or prefix")
-    run.add_argument("--sample", action="append", default=[], metavar="NAME=VALUE",
-                     help="an identifier for the tests, used instead of the one discovery finds (repeatable)")
     run.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, after --")
 
     serve = commands.add_parser("serve-reference", help="serve the embedded reference target in the foreground")
@@ -99,13 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
     expectations.add_argument("--output", "-o", help="file to write (default: standard output)")
     expectations.add_argument("--days", type=int, default=90, help="entries expire after this many days (default 90)")
     return parser
-
-
-def _in_flight(value: str) -> int:
-    """--concurrency: a whole number of tests in flight, at least 1."""
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
-    return int(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -171,6 +171,8 @@ class ConcurrentLoop:
         config = self.config
         if self.width <= 1 or hasattr(config, "workerinput") or config.pluginmanager.has_plugin("dsession"):
             return False   # pytest-xdist's workers run the loop of their controller
+        if not any(item.get_closest_marker("rule") for item in session.items):
+            return False   # not a run of the suite (a session of other tests with the plugin loaded)
         if session.testsfailed and not config.option.continue_on_collection_errors:
             return False   # pytest's own loop reports the collection errors
         return not any(config.getoption(name, False) for name in _SEQUENTIAL_OPTIONS)
@@ -411,8 +413,7 @@ def sent_each(config: pytest.Config, send: Callable[[T], Any], values: Sequence[
     return sent if sent is not None else [send(value) for value in values]
 
 
-def install(config: pytest.Config) -> None:
+def install(config: pytest.Config, width: int) -> None:
     """Registers the concurrent loop when the run asks for more than one test in flight."""
-    width = int(config.getoption("concurrency", 1) or 1)
     if width > 1:
         config.pluginmanager.register(ConcurrentLoop(config, width), PLUGIN_NAME)

@@ -1,11 +1,13 @@
-"""Resolves the target once: command line, then environment, then config file, then the embedded reference."""
+"""The settings of a run, resolved once: command line, then environment, then config file, then the defaults
+(and the embedded reference target when no URL is given)."""
 from __future__ import annotations
 
+import argparse
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 from conformance.errors import ConfigError
@@ -14,11 +16,16 @@ from conformance.specs import ALL_APIS, RPC_APIS
 
 ENV_PREFIX = "CONFORMANCE_"
 DEFAULT_KEY_HEADER = "x-data-api-key"
+DEFAULT_REPORT_DIR = "reports/latest"
+#: Tests in flight: enough to keep a target tens of milliseconds away busy; the run uses fewer when the target
+#: answers faster than the suite checks.
+DEFAULT_CONCURRENCY = 8
+GATES = ("must", "standard")
 
 
 @dataclass(frozen=True)
 class Target:
-    """Everything a run needs to know about what it tests and how hard; frozen, resolved once."""
+    """Everything a run needs to know: what it tests, how hard, and what it writes; frozen, resolved once."""
 
     node_url: str | None = None
     data_url: str | None = None
@@ -36,6 +43,12 @@ class Target:
     max_requests: int | None = None
     max_duration: float | None = None
     samples: tuple[tuple[str, str], ...] = ()  # identifiers given by the operator: --sample NAME=VALUE
+    rules: tuple[str, ...] = ()                # only tests carrying these rule IDs or prefixes
+    report_dir: str | None = DEFAULT_REPORT_DIR  # None: no reports written
+    expectations: str | None = None
+    gate: str = "standard"
+    concurrency: int = DEFAULT_CONCURRENCY
+    draw_ahead: bool = True
     reference: bool = False  # the embedded reference target is started for this run
 
     def sample(self, name: str) -> str | None:
@@ -48,10 +61,85 @@ class Target:
         return f"{where}; APIs {','.join(self.apis)}; profile {self.profile}"
 
 
-#: Option name -> parser; the same names serve the command line, CONFORMANCE_* variables and config files.
-OPTIONS = ("target_url", "node_url", "data_url", "metrics_url", "api", "profile", "evm_chain", "evm_rpc_url",
-           "api_key", "api_key_header", "allow_mutations", "seed", "timeout", "rate_limit", "max_requests",
-           "max_duration", "sample")
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a run: the same name on the command line (--name-with-dashes), as CONFORMANCE_<NAME> and in
+    conformance.toml or [tool.conformance]; one default wherever the suite runs."""
+
+    name: str
+    help: str
+    default: Any = None
+    #: "value", "flag" (true when given), "negatable" (--no-<name> turns it off), or "list" (repeatable)
+    kind: str = "value"
+    metavar: str | None = None
+    #: the flag under pytest where it differs from --<name> (pytest has its own -p, --seed is a plugin's, …)
+    pytest_flag: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+
+#: Every setting of `conformance run` (and of the pytest plugin), in the order the README's table lists them.
+SETTINGS = (
+    Setting("target_url", "one base URL for all three APIs", metavar="URL"),
+    Setting("node_url", "base URL of the node (JSON-RPC under /ext/...)", metavar="URL"),
+    Setting("data_url", "base URL of the Data API", metavar="URL"),
+    Setting("metrics_url", "base URL of the Metrics API", metavar="URL"),
+    Setting("evm_rpc_url", "the EVM chain's JSON-RPC URL itself (any Ethereum RPC endpoint), instead of "
+            "{node_url}/ext/bc/<chain>/rpc", metavar="URL"),
+    Setting("api", f"comma-separated subset of {','.join(ALL_APIS)} (default: every API with a URL)",
+            metavar="LIST"),
+    Setting("profile", "quick | standard | thorough: examples per property test and pages per walk", "standard",
+            metavar="NAME", pytest_flag="--conformance-profile"),
+    Setting("evm_chain", "blockchain ID or alias of the EVM chain (and its validators)", metavar="ID"),
+    Setting("sample", "an identifier for the tests, used instead of the one discovery finds (repeatable)",
+            kind="list", metavar="NAME=VALUE"),
+    Setting("api_key", "Data API key (never printed)", metavar="KEY"),
+    Setting("api_key_header", "header carrying the API key", DEFAULT_KEY_HEADER, metavar="NAME"),
+    Setting("allow_mutations", "also run tests that change node state (they restore what they can)", False,
+            kind="flag"),
+    Setting("rate_limit", "at most N requests a second, e.g. 20/s", metavar="RATE"),
+    Setting("max_requests", "request budget of the run", metavar="N"),
+    Setting("max_duration", "seconds after which no new request starts", metavar="S"),
+    Setting("timeout", "seconds within which each answer must arrive whole", 30.0, metavar="S",
+            pytest_flag="--request-timeout"),
+    Setting("concurrency", "at most N tests with requests in flight at once, over one rate limit and budget",
+            DEFAULT_CONCURRENCY, metavar="N"),
+    Setting("draw_ahead", "draw the cases of property tests in a helper process on another core", True,
+            kind="negatable"),
+    Setting("rule", "only tests carrying this rule ID or prefix (repeatable)", kind="list", metavar="ID"),
+    Setting("report_dir", "where report.json, junit.xml, summary.md and report.html go ('' for none)",
+            DEFAULT_REPORT_DIR, metavar="DIR"),
+    Setting("expectations", "YAML file of known deviations: [{rule, test?, reason, expires}]", metavar="FILE"),
+    Setting("gate", "lowest rule level whose failures fail the run: must, or standard", "standard",
+            metavar="LEVEL"),
+    Setting("seed", "seed of the embedded reference target and of generated data", metavar="N",
+            pytest_flag="--conformance-seed"),
+)
+SETTING = {setting.name: setting for setting in SETTINGS}
+#: The names a config file and the command line share.
+OPTIONS = tuple(SETTING)
+
+
+def add_option(add: Callable[..., Any], setting: Setting, flag: str | None = None) -> None:
+    """One setting of the table as an option of an argument parser (`add`: argparse's add_argument, or a pytest
+    option group's addoption); not given, it is None, so that the environment and the config file still apply."""
+    flag = flag or setting.flag
+    if setting.kind == "flag":
+        add(flag, dest=setting.name, action="store_true", default=None, help=setting.help)
+    elif setting.kind == "negatable":
+        add(flag, dest=setting.name, action=argparse.BooleanOptionalAction, default=None,
+            help=f"{setting.help} (default: on)" if setting.default else setting.help)
+    elif setting.kind == "list":
+        add(flag, dest=setting.name, action="append", default=None, metavar=setting.metavar, help=setting.help)
+    else:
+        default = f" (default {setting.default})" if setting.default is not None else ""
+        add(flag, dest=setting.name, default=None, metavar=setting.metavar, help=setting.help + default)
 
 
 def check_url(value: str, option: str) -> str:
@@ -110,6 +198,18 @@ def parse_samples(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def parse_list(value: Any) -> tuple[str, ...]:
+    """Values from a list or a comma-separated string."""
+    items = value.split(",") if isinstance(value, str) else [str(item) for item in value]
+    return tuple(item.strip() for item in items if item.strip())
+
+
+def parse_choice(option: str, value: Any, choices: tuple[str, ...]) -> str:
+    if str(value) not in choices:
+        raise ConfigError(f"--{option.replace('_', '-')}: {value!r} is not one of {', '.join(choices)}")
+    return str(value)
+
+
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -138,15 +238,17 @@ def gather(cli: Mapping[str, Any], env: Mapping[str, str] | None = None,
     """Raw option values with their precedence applied: command line > environment > config file."""
     env = os.environ if env is None else env
     merged = file_settings(cwd or Path.cwd())
-    unknown = sorted(set(merged) - set(OPTIONS) - {"report_dir", "expectations", "gate", "workers"})
+    unknown = sorted(set(merged) - set(OPTIONS))
     if unknown:
         raise ConfigError(f"config file: unknown setting {', '.join(unknown)}")
     for option in OPTIONS:
-        if (value := env.get(ENV_PREFIX + option.upper())) not in (None, ""):
+        if (value := env.get(ENV_PREFIX + option.upper())) is not None and (value != "" or option == "report_dir"):
             merged[option] = value
-        # Identity, not equality: 0 == False, and a zero given on the command line is a value to check.
-        if cli.get(option) is not None and cli.get(option) is not False and cli.get(option) != []:
-            merged[option] = cli[option]
+        # Identity, not equality: 0 == False, and a zero given on the command line is a value to check. A flag
+        # that was not given is None; a negatable one given as --no-<name> is False.
+        given = cli.get(option)
+        if given is not None and given != [] and (given is not False or SETTING[option].kind == "negatable"):
+            merged[option] = given
     return merged
 
 
@@ -191,6 +293,12 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
         max_duration=_number(float, "max_duration", raw["max_duration"], 1)
         if raw.get("max_duration") not in (None, "") else None,
         samples=parse_samples(raw["sample"]) if raw.get("sample") else (),
+        rules=parse_list(raw["rule"]) if raw.get("rule") else (),
+        report_dir=str(raw.get("report_dir", DEFAULT_REPORT_DIR)) or None,
+        expectations=str(raw["expectations"]) if raw.get("expectations") else None,
+        gate=parse_choice("gate", raw.get("gate", "standard"), GATES),
+        concurrency=_number(int, "concurrency", raw.get("concurrency", DEFAULT_CONCURRENCY), 1),
+        draw_ahead=_boolean(raw.get("draw_ahead", True)),
         reference=reference,
     )
 

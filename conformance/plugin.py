@@ -36,41 +36,13 @@ __all__ = ["OBSERVATION_KEY", "OUTCOME_KEY", "RULES_KEY", "VIOLATION_KEY", "rule
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance", "API contract conformance")
+    for setting in conf.SETTINGS:
+        conf.add_option(group.addoption, setting, setting.pytest_flag)
     add = group.addoption
-    add("--target-url", help="one base URL for all three APIs")
-    add("--node-url", help="base URL of the node (JSON-RPC under /ext/...)")
-    add("--data-url", help="base URL of the Data API")
-    add("--metrics-url", help="base URL of the Metrics API")
-    add("--api", help="comma-separated APIs to test: admin,index,evm,validators,data,metrics")
-    add("--conformance-profile", dest="profile", choices=sorted(PROFILES), help="quick | standard | thorough")
-    add("--evm-chain", help="blockchain ID or alias of the EVM chain (and its validators)")
-    add("--evm-rpc-url", help="the EVM chain's JSON-RPC URL itself, instead of {node_url}/ext/bc/<chain>/rpc")
-    add("--api-key", help="Data API key (never printed)")
-    add("--api-key-header", help="header carrying the API key (default x-data-api-key)")
-    add("--allow-mutations", action="store_true", default=False, help="run tests that change node state")
-    add("--conformance-seed", dest="seed", help="seed of the embedded reference target")
-    add("--request-timeout", dest="timeout", help="per-request read timeout in seconds")
-    add("--rate-limit", help="at most N requests a second, e.g. 20/s")
-    add("--max-requests", help="request budget of the run")
-    add("--max-duration", help="seconds after which no new request starts")
-    add("--sample", action="append", default=[], metavar="NAME=VALUE",
-        help="an identifier for the tests, used instead of the one discovery finds (repeatable), "
-             "e.g. data_evm_address=0x…")
-    add("--rule", action="append", default=[], help="run only tests carrying this rule ID (or ID prefix)")
-    add("--report-dir", help="write report.json, summary.md and report.html here")
-    add("--expectations", help="YAML file of known deviations: [{rule, test?, reason, expires}]")
-    add("--gate", choices=sorted(report_build.GATES), default="standard",
-        help="lowest rule level whose failures fail the run: must, or standard (must and standard; default)")
     add("--conformance-progress", action="store_true", default=False,
         help="one progress line instead of pytest's per-test letters")
     add("--suite-tracebacks", action="store_true", default=False,
         help="show the traceback of a defect of the suite itself (by default one line says what and where)")
-    add("--concurrency", type=int, default=1, metavar="N",
-        help="at most N tests with requests in flight at once, over one rate limit and one request budget; fewer "
-             "when the target answers faster than the suite checks (default 1: one at a time)")
-    add("--draw-ahead", action="store_true", default=False,
-        help="draw the cases of property tests in a helper process on another core while requests are sent "
-             "(Linux, more than one core, no xdist workers)")
     add("--reference-target", action="store_true", default=False, help=argparse_suppress())
 
 
@@ -80,11 +52,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "serial: runs alone, never while another test's requests are in flight")
     config.addinivalue_line("markers", "exhaustive: a further variant of a decided rule; left out of profiles "
                                        "that are not exhaustive (quick)")
-    concurrency.install(config)
-    workers_.install(config)
-    cases_ahead.install(config)
     state = RunState(config)
     config.stash[_STATE] = state
+    try:
+        resolved: conf.Target | None = resolved_target(config)
+    except pytest.UsageError:
+        resolved = None   # reported at collection, where a run that collected tests stops on it
+    concurrency.install(config, resolved.concurrency if resolved else 1)
+    workers_.install(config)
+    cases_ahead.install(config, resolved.draw_ahead if resolved else False)
     # A cleanup, not pytest_unconfigure: registered before pytest's own, it runs after them, and pytest's last
     # collections of garbage (five full passes) still skip what the run froze.
     config.add_cleanup(state.thaw)
@@ -198,7 +174,7 @@ class RunState:
         if self.report["summary"]["tests"] and (code or exitstatus in (pytest.ExitCode.OK,
                                                                        pytest.ExitCode.TESTS_FAILED)):
             session.exitstatus = code
-        report_dir = session.config.getoption("report_dir", None)
+        report_dir = resolved_target(session.config).report_dir
         if report_dir:
             from conformance.reporting.write import write_reports
             try:
@@ -219,12 +195,11 @@ class RunState:
             apis=target.apis, profile=target.profile,
             urls={"node": target.node_url, "evm_rpc": target.evm_rpc_url, "data": target.data_url,
                   "metrics": target.metrics_url},
-            evm_chain=config.getoption("evm_chain", None) or discovery_run(config).found("evm_chain"),
+            evm_chain=target.evm_chain or discovery_run(config).found("evm_chain"),
             reference=embedded,
             seed=target.seed if target.seed is not None else (0 if embedded else None),
             started=self.started, finished=dt.datetime.now(dt.timezone.utc),
-            requests=self.requests, gate=config.getoption("gate", "standard") or "standard",
-            expectations_file=config.getoption("expectations", None),
+            requests=self.requests, gate=target.gate, expectations_file=target.expectations,
             discovery=discovery_run(config).section(target))
         # Server headers and every other text a target sent may echo its key back.
         return redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), _secrets(config))
@@ -232,7 +207,7 @@ class RunState:
     def expectation_entries(self, catalogue: Catalogue) -> list[expect.Expectation]:
         """The --expectations entries, read once: at collection (so a bad file stops the run) and reused after."""
         if self._expectations is None:
-            path = self.config.getoption("expectations", None)
+            path = resolved_target(self.config).expectations
             try:
                 self._expectations = expect.load(path, catalogue) if path else []
             except ConfigError as exc:
@@ -249,7 +224,7 @@ def resolved_target(config: pytest.Config) -> conf.Target:
     state = config.stash[_STATE]
     if state.target is None:
         try:
-            state.target = conf.resolve({name: config.getoption(name, default=None) for name in conf.OPTIONS})
+            state.target = conf.resolve({name: config.getoption(name, None) for name in conf.OPTIONS})
         except ConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
     return state.target
@@ -279,7 +254,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     unknown = sorted({rid for item in items for rid in rule_ids(item) if rid not in catalogue})
     if unknown:
         raise pytest.UsageError(f"tests carry rule IDs that are not in the catalogue: {', '.join(unknown)}")
-    wanted = config.getoption("rule")
+    wanted = target.rules
     keep, drop = [], []
     for item in items:
         ids = rule_ids(item)
@@ -440,8 +415,9 @@ def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
     """
     package = Path(__file__).resolve().parent
     entries = list(excinfo.traceback)
-    # The plugin's own hook wrappers run every test: they are never where a defect is.
-    entries = [entry for entry in entries if Path(str(entry.path)).resolve() != Path(__file__).resolve()]
+    # The plugin's own hook wrappers and the loop that runs tests run every test: they are never where a defect is.
+    running = {Path(__file__).resolve(), package / "concurrency.py"}
+    entries = [entry for entry in entries if Path(str(entry.path)).resolve() not in running]
     ours = [entry for entry in entries if package in Path(str(entry.path)).resolve().parents]
     where = (ours or entries)[-1] if entries else None
     text = str(excinfo.value).splitlines()[0][:300] if str(excinfo.value) else ""
@@ -501,7 +477,7 @@ def http(target: conf.Target, pytestconfig: pytest.Config) -> Iterator[HttpSessi
     shared = workers_.shared_limits(pytestconfig)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) \
         if hasattr(pytestconfig, "workerinput") and shared is None else 1
-    limits = Limits(read_timeout=target.timeout, in_flight=max(1, pytestconfig.getoption("concurrency", 1) or 1),
+    limits = Limits(read_timeout=target.timeout, in_flight=target.concurrency,
                     rate_limit=target.rate_limit / workers if target.rate_limit else None,
                     max_requests=-(-max(1, target.max_requests - discovery_run(pytestconfig).spent_elsewhere())
                                    // workers) if target.max_requests else None)

@@ -21,15 +21,16 @@ _PYTEST_EXIT = {int(pytest.ExitCode.USAGE_ERROR): EXIT_USAGE, int(pytest.ExitCod
 def run(args: argparse.Namespace) -> int:
     cli = {name: getattr(args, name, None) for name in config.OPTIONS}
     target = config.resolve(cli)
-    report_dir = Path(args.report_dir)
-    try:
-        report_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"--report-dir: cannot create {report_dir} ({exc.strerror})") from None
-    if args.expectations:
+    report_dir = Path(target.report_dir) if target.report_dir else None
+    if report_dir is not None:
+        try:
+            report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--report-dir: cannot create {report_dir} ({exc.strerror})") from None
+    if target.expectations:
         from conformance.reporting.expectations import load
         from conformance.rules import load_catalogue
-        load(args.expectations, load_catalogue())  # a missing or malformed file is a usage error, before any request
+        load(target.expectations, load_catalogue())  # a missing or malformed file is a usage error, before any request
     with open_endpoints(target) as endpoints:
         if target.reference:
             print(f"conformance: started the embedded reference target at {endpoints.node_url}", flush=True)
@@ -38,18 +39,19 @@ def run(args: argparse.Namespace) -> int:
                 preflight(endpoints, timeout=min(target.timeout, 10.0), extra=(target.evm_rpc_url,))
             except TargetUnreachable as exc:
                 # The report is still written: a CI job that publishes it shows why nothing was tested.
-                write_aborted_report(target, endpoints, report_dir, str(exc), gate=args.gate)
+                if report_dir is not None:
+                    write_aborted_report(target, endpoints, report_dir, str(exc))
                 raise
-        pytest_args = _pytest_args(args, target, endpoints, report_dir)
+        pytest_args = _pytest_args(args, target, endpoints)
         with contextlib.redirect_stdout(sys.stdout):
             code = int(pytest.main(pytest_args))
     code = _PYTEST_EXIT.get(code, code)
-    print(f"conformance: tested {target.describe()}; reports in {report_dir}/ ; exit {code}", flush=True)
+    written = f"reports in {report_dir}/" if report_dir is not None else "no reports written"
+    print(f"conformance: tested {target.describe()}; {written} ; exit {code}", flush=True)
     return code
 
 
-def write_aborted_report(target: config.Target, endpoints: Endpoints, report_dir: Path, reason: str,
-                         *, gate: str) -> None:
+def write_aborted_report(target: config.Target, endpoints: Endpoints, report_dir: Path, reason: str) -> None:
     import datetime as dt
 
     from conformance.reporting.build import RunFacts, build
@@ -61,7 +63,7 @@ def write_aborted_report(target: config.Target, endpoints: Endpoints, report_dir
     now = dt.datetime.now(dt.timezone.utc)
     facts = RunFacts(apis=target.apis, profile=target.profile, evm_chain=endpoints.evm_chain, reference=False,
                      urls={"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url},
-                     seed=target.seed, started=now, finished=now, requests=0, gate=gate, aborted=reason)
+                     seed=target.seed, started=now, finished=now, requests=0, gate=target.gate, aborted=reason)
     with contextlib.suppress(OSError):
         # junit.xml among them: one errored test case, so a CI view shows why nothing was tested.
         write_reports(build([], load_catalogue(), facts, OperationTimes(), Verdicts()), report_dir)
@@ -77,12 +79,9 @@ def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, 
 
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
-#: Tests in flight when --concurrency is not given.
-DEFAULT_CONCURRENCY = 8
 
 
-def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints,
-                 report_dir: Path) -> list[str]:
+def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints) -> list[str]:
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
            # pytest's log capture: the suite logs nothing, and the reports carry each test's exchanges
            "-p", "no:logging",
@@ -95,39 +94,37 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
            # is not written (PYTHONDONTWRITEBYTECODE) it does so on every run: a twentieth of a second of each
            # session. The suite's checks report through rule IDs, not through assert introspection.
            "--assert=plain",
+           # the suite lists failed tests itself, by their IDs in the suite (pytest's list shows paths relative to
+           # the folder the run started in)
            "-o", "addopts=", "-o", "testpaths=", "-q", "-rN",
            # pytest's own traceback style re-parses every module of a traceback, about 0.1 s a failure: a target
            # that goes down mid-run would otherwise cost minutes of formatting for reports that replace it anyway.
            "--tb=native",
-           "--api", ",".join(target.apis), "--conformance-profile", target.profile,
            # pytest takes the common folder of every argument that names a path as its root; a report
            # directory elsewhere would move it (and the test IDs printed). The suite's own folder is the root.
-           f"--rootdir={SUITE_DIR}", f"--report-dir={report_dir}", "--gate", args.gate,
-           "-o", "console_output_style=classic"]
-    if args.expectations:
-        out.append(f"--expectations={args.expectations}")
+           f"--rootdir={SUITE_DIR}", "-o", "console_output_style=classic", "--conformance-progress"]
     if target.reference:
         out.append("--reference-target")
-    out.append("--conformance-progress")
-    for option, value in (("--node-url", endpoints.node_url), ("--data-url", endpoints.data_url),
-                          ("--metrics-url", endpoints.metrics_url), ("--evm-chain", endpoints.evm_chain),
-                          ("--evm-rpc-url", target.evm_rpc_url),
-                          ("--api-key-header", target.api_key_header), ("--conformance-seed", target.seed),
-                          ("--request-timeout", target.timeout), ("--rate-limit", target.rate_limit),
-                          ("--max-requests", target.max_requests), ("--max-duration", target.max_duration)):
-        if value is not None:
-            out += [option, str(value)]
-    if target.api_key:
-        out += ["--api-key", target.api_key]
-    if target.allow_mutations:
-        out.append("--allow-mutations")
-    for rule in args.rule:
-        out += ["--rule", rule]
-    for name, value in endpoints.samples.items():
-        out += ["--sample", f"{name}={value}"]
+    # Every setting as resolved (command line, environment, config file), with the URLs and identifiers the
+    # embedded reference or discovery supplied.
+    resolved = {**{name: getattr(target, name, None) for name in config.OPTIONS},
+                "node_url": endpoints.node_url, "data_url": endpoints.data_url,
+                "metrics_url": endpoints.metrics_url, "evm_chain": endpoints.evm_chain,
+                "api": ",".join(target.apis), "rule": list(target.rules),
+                "sample": [f"{name}={value}" for name, value in endpoints.samples.items()],
+                "report_dir": target.report_dir or "", "target_url": None}
+    for setting in config.SETTINGS:
+        value = resolved.get(setting.name)
+        flag = setting.pytest_flag or setting.flag
+        if setting.kind == "flag":
+            out += [flag] if value else []
+        elif setting.kind == "negatable":
+            out.append(flag if value else f"--no-{flag.removeprefix('--')}")
+        elif setting.kind == "list":
+            for item in value or ():
+                out += [flag, str(item)]
+        elif value is not None:
+            out += [flag, str(value)]
     if args.workers:
         out += ["-n", str(args.workers)]
-    out += ["--concurrency", str(getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY)]
-    if getattr(args, "draw_ahead", True):
-        out.append("--draw-ahead")
     return out + list(args.pytest_args)

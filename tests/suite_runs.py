@@ -16,7 +16,9 @@ from conformance.reference import ReferenceServer
 from conformance.session import reference_credentials
 
 BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header", "--suite-tracebacks",
-             "--conformance-profile", "quick", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+             "--conformance-profile", "quick", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+             # reports only where a self-test asks for them (with its own --report-dir)
+             "--report-dir", ""]
 
 
 @dataclass

@@ -62,3 +62,35 @@ def test_an_unknown_config_file_setting_is_refused(tmp_path: Path) -> None:
     (tmp_path / "conformance.toml").write_text('nod_url = "http://typo.test"\n')
     with pytest.raises(ConfigError, match="unknown setting nod_url"):
         resolve({}, env={}, cwd=tmp_path)
+
+
+def test_every_run_setting_is_read_from_the_command_line_the_environment_and_the_file(tmp_path: Path) -> None:
+    (tmp_path / "conformance.toml").write_text('concurrency = 4\ndraw_ahead = false\ngate = "must"\n'
+                                               'report_dir = "out"\nrule = ["RPC-IDX"]\n')
+    target = resolve({}, env={}, cwd=tmp_path)
+    assert (target.concurrency, target.draw_ahead, target.gate, target.report_dir, target.rules) == \
+        (4, False, "must", "out", ("RPC-IDX",))
+    env = {"CONFORMANCE_CONCURRENCY": "2", "CONFORMANCE_DRAW_AHEAD": "true", "CONFORMANCE_EXPECTATIONS": "known.yaml"}
+    target = resolve({"gate": "standard"}, env=env, cwd=tmp_path)
+    assert (target.concurrency, target.draw_ahead, target.gate, target.expectations) == \
+        (2, True, "standard", "known.yaml")
+    assert resolve({"draw_ahead": False, "report_dir": ""}, env=env, cwd=tmp_path).draw_ahead is False
+    assert resolve({"report_dir": ""}, env={}, cwd=tmp_path).report_dir is None
+
+
+def test_the_defaults_are_the_same_wherever_the_suite_runs(tmp_path: Path) -> None:
+    from conformance.config import SETTINGS, Target
+
+    target = resolve({}, env={}, cwd=tmp_path)
+    for setting in SETTINGS:
+        if setting.default is not None and hasattr(Target, setting.name):
+            assert getattr(target, setting.name) == setting.default, setting.name
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"concurrency": "0"}, "at least 1"),
+    ({"gate": "may"}, "not one of must, standard"),
+])
+def test_bad_run_settings_are_configuration_errors(options: dict, message: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=message):
+        resolve(options, env={}, cwd=tmp_path)

@@ -15,7 +15,7 @@ import pytest
 
 from conformance.clients.http import Exchange, HttpSession, Limits
 from conformance.errors import RateLimited, SuiteError
-from conformance.runner import DEFAULT_CONCURRENCY
+from conformance.config import DEFAULT_CONCURRENCY
 from tests.hostile_server import HostileServer
 
 CONFORMANCE = str(Path(sys.executable).parent / "conformance")
