@@ -1,6 +1,7 @@
 """Admin API checks: logger levels, chain aliases, VM load results and empty-object answers."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from conformance.checks import check, independently
@@ -47,13 +48,67 @@ def chain_aliases(admin: JsonRpcClient, chain: str, rule_id: str) -> list[str]:
     return result["aliases"]
 
 
-def answers_for_chain(client: JsonRpcClient, chain: Any, rule_id: str, where: str) -> None:
-    """An aliased or original path serves the chain: eth_chainId there answers, with `chain`, the chain ID the
-    blockchain ID's own path gave (None when it gave none: then that it answers is all that can be asked)."""
+@dataclass(frozen=True)
+class ChainFacts:
+    """What tells one chain from another through its path: the chain ID and the genesis block's hash (None where
+    the path gave none)."""
+
+    chain_id: Any
+    genesis: Any
+
+
+def chain_facts(client: JsonRpcClient) -> ChainFacts:
+    """The chain a path serves, read without deciding anything (the blockchain ID's own path is the reference)."""
+    from conformance.checks.eth import peek
+
+    genesis = peek(client, "eth_getBlockByNumber", ["0x0", False])
+    return ChainFacts(peek(client, "eth_chainId", []), genesis.get("hash") if isinstance(genesis, dict) else None)
+
+
+def answers_for_chain(client: JsonRpcClient, chain: ChainFacts, rule_id: str, where: str) -> None:
+    """An aliased or original path serves the chain: it answers eth_chainId, and its chain ID and genesis block are
+    the ones the blockchain ID's own path gave (where that gave none, that it answers is all that can be asked)."""
     exchange = client.call("eth_chainId", [])
     result = result_of(exchange, rule_id, f"eth_chainId at {where}", served=True)
-    check(chain is None or result == chain, rule_id, f"{where} answers for another chain",
-          expected=f"eth_chainId {chain}, as at the blockchain ID's own path", received=result, exchange=exchange)
+    check(chain.chain_id is None or result == chain.chain_id, rule_id, f"{where} answers for another chain",
+          expected=f"eth_chainId {chain.chain_id}, as at the blockchain ID's own path", received=result,
+          exchange=exchange)
+    if chain.genesis is None:
+        return
+    exchange = client.call("eth_getBlockByNumber", ["0x0", False])
+    body = exchange.json() if exchange.is_json() else None
+    found = body.get("result") if isinstance(body, dict) else None
+    genesis = found.get("hash") if isinstance(found, dict) else None
+    check(genesis == chain.genesis, rule_id, f"{where} answers for another chain",
+          expected=f"genesis block {chain.genesis}, as at the blockchain ID's own path", received=f"genesis {genesis}",
+          exchange=exchange)
+
+
+def validator_ids(exchange: Exchange) -> list[str] | None:
+    """The node IDs a validators.getCurrentValidators answer lists, sorted; None when it lists none (an error, a
+    path that does not answer)."""
+    body = exchange.json() if exchange.is_json() else None
+    result = body.get("result") if isinstance(body, dict) else None
+    listed = result.get("validators") if isinstance(result, dict) else None
+    if not isinstance(listed, list):
+        return None
+    return sorted(v["nodeID"] for v in listed if isinstance(v, dict) and isinstance(v.get("nodeID"), str))
+
+
+def answers_validators_alike(alias: JsonRpcClient, original: JsonRpcClient, rule_id: str, where: str) -> None:
+    """A chain alias serves the chain's validators API too: the validators there are those of the blockchain ID's
+    own path, read before and after (the set may change meanwhile). Nothing is asked where the ID's own path lists
+    none: the alias can only be held to what the ID serves."""
+    before = validator_ids(original.call("validators.getCurrentValidators", {}))
+    if before is None:
+        return
+    exchange = alias.call("validators.getCurrentValidators", {})
+    found = validator_ids(exchange)
+    after = validator_ids(original.call("validators.getCurrentValidators", {}))
+    check(found in (before, after), rule_id, f"{where} does not answer as the blockchain ID's validators path",
+          expected=f"the {len(before)} validators the blockchain ID's path lists",
+          received=f"{len(found)} validators, {len(set(found) ^ set(before))} of them not the same" if found
+          is not None else f"HTTP {exchange.status}: {exchange.text(200)}", exchange=exchange)
 
 
 def is_blockchain_id(text: str) -> bool:

@@ -140,3 +140,62 @@ def busy_block(evm: JsonRpcClient, *, look_back: int = 16) -> int | None:
         if isinstance(block, dict) and block.get("transactions"):
             return n
     return top
+
+
+# --- account state at a past block --------------------------------------------------------------------------
+
+def quantity_of(exchange: Exchange) -> int | None:
+    """A hex quantity result, or None (an error, or a result in another form: the method's shape rule decides it)."""
+    body = exchange.json() if exchange.is_json() else None
+    found = body.get("result") if isinstance(body, dict) and "error" not in body else None
+    try:
+        return int(found, 16) if isinstance(found, str) and found.startswith("0x") else None
+    except ValueError:
+        return None
+
+
+def check_count_around(nonce: int, before: int, at: int, *, block: int, sender: str, exchange: Exchange) -> None:
+    """RPC-ETH-022: a transaction of block n with nonce k was sent with its sender's count at n-1 at most k (its
+    first transaction in the block has nonce equal to it), and after it the count is above k."""
+    check(before <= nonce < at, "RPC-ETH-022", f"eth_getTransactionCount of {sender} around block {block} does not "
+          f"count the transaction it sent there with nonce {nonce}",
+          expected=f"at block {block - 1} at most {nonce}, at block {block} above {nonce}",
+          received=f"at block {block - 1}: {before}, at block {block}: {at}", exchange=exchange)
+
+
+def check_balance_moved(before: int, at: int, *, block: int, sender: str, exchange: Exchange) -> None:
+    """RPC-ETH-023: a sender that paid a fee for a transaction of block n has another balance after n than after
+    n-1 (only a transfer to it of exactly what it spent, in the same block, could hide the fee)."""
+    check(before != at, "RPC-ETH-023", f"eth_getBalance of {sender} is the same at block {block - 1} and at block "
+          f"{block}, although it paid for a transaction in block {block}",
+          expected=f"another balance at block {block} than {before} at block {block - 1}",
+          received=f"{at} at both blocks", exchange=exchange)
+
+
+def check_same_at_hash(by_number: int, by_hash: int, *, rule_id: str, method: str, block: int,
+                       exchange: Exchange) -> None:
+    """A block named by its hash selects the same state as by its number."""
+    check(by_number == by_hash, rule_id, f"{method} at the hash of block {block} differs from {method} at its number",
+          expected=f"{by_number} (by number)", received=f"{by_hash} (by hash)", exchange=exchange)
+
+
+# --- logs of a range ----------------------------------------------------------------------------------------
+
+def log_key(log: Any) -> tuple[Any, ...] | None:
+    """What tells one log from another: its block, transaction and position in the block."""
+    if not isinstance(log, dict):
+        return None
+    return log.get("blockHash"), log.get("transactionHash"), log.get("logIndex")
+
+
+def check_range_has_logs(logs: list[Any], block_logs: dict[int, list[Any]], *, first: int, last: int,
+                         exchange: Exchange) -> None:
+    """RPC-ETH-024: every log of each block of the range, as eth_getLogs by that block's hash gives it, is in the
+    range's answer. Extra logs are RPC-ETH-020's to decide."""
+    present = {log_key(log) for log in logs}
+    for block, own in sorted(block_logs.items()):
+        missing = [log_key(log) for log in own if log_key(log) not in present]
+        check(not missing, "RPC-ETH-024", f"eth_getLogs from block {first} to {last} leaves out logs of block {block}",
+              expected=f"the {len(own)} logs eth_getLogs gives by the hash of block {block}",
+              received=f"{len(missing)} missing, e.g. (blockHash, transactionHash, logIndex) = {missing[:1]}",
+              exchange=exchange)

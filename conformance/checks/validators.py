@@ -43,3 +43,41 @@ def check_validator(validator: Any, *, exchange: Exchange, what: str) -> None:
 
 def node_ids(validators: list[Any]) -> list[str]:
     return [v["nodeID"] for v in validators if isinstance(v, dict) and isinstance(v.get("nodeID"), str)]
+
+
+def by_node_id(validators: list[Any]) -> dict[str, dict[str, Any]]:
+    return {v["nodeID"]: v for v in validators if isinstance(v, dict) and isinstance(v.get("nodeID"), str)}
+
+
+def _held_between(value: Any, before: Any, after: Any) -> bool:
+    """Whether a member read between two reads of the full list is what it was at some moment between them: equal
+    to one of them, or a number between them (uptimes move while the lists are read)."""
+    if value in (before, after):
+        return True
+    numbers = [x for x in (value, before, after) if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    return len(numbers) == 3 and min(before, after) <= value <= max(before, after)
+
+
+def entry_differences(found: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Member -> [filtered, listed before, listed after], for the documented members a filtered entry does not share
+    with the validator's entry in the full list read around it."""
+    return {member: [found.get(member), before.get(member), after.get(member)] for member in VALIDATOR_RULES
+            if not _held_between(found.get(member), before.get(member), after.get(member))}
+
+
+
+def differing_entries(found: list[Any], before: list[Any], after: list[Any]) -> dict[str, dict[str, Any]]:
+    """Node ID -> its differing members, for each validator a nodeIDs filter returned whose entry is not the one
+    the full list, read before and after, gives it (validators in only one of the lists are left aside)."""
+    listed_before, listed_after = by_node_id(before), by_node_id(after)
+    differing = {node: entry_differences(entry, listed_before[node], listed_after[node])
+                 for node, entry in by_node_id(found).items() if node in listed_before and node in listed_after}
+    return {node: members for node, members in differing.items() if members}
+
+
+def check_same_entries(differing: dict[str, dict[str, Any]], *, exchange: Exchange) -> None:
+    """RPC-VAL-019: each validator a nodeIDs filter returned equals its entry in the full list."""
+    check(not differing, "RPC-VAL-019", "a validator returned for its node ID differs from its entry in the full list",
+          expected="the members the answer without nodeIDs gives the same validator (read before and after)",
+          received={node: {m: f"{v[0]!r} (listed {v[1]!r}, then {v[2]!r})" for m, v in members.items()}
+                    for node, members in differing.items()}, exchange=exchange)

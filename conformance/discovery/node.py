@@ -58,10 +58,14 @@ class NodeCrawl:
         if self.given_chain or self.evm_rpc_url:
             answer = self.crawl.rpc(self.client(self.given_chain), "eth_chainId", [])
             self._chain_id(answer)
-            match = [c for c in chains if self.chain_id and c.evm_chain_id == self.chain_id]
-            if self.given_chain and not match:
-                match = [c for c in chains if c.blockchain_id == self.given_chain]
-            if match and match[0].blockchain_id:
+            # The given chain itself, when it is a listed blockchain ID; else the listed chain of its EVM chain ID.
+            named = [c for c in chains if self.given_chain and c.blockchain_id == self.given_chain]
+            match = named or [c for c in chains if self.chain_id and c.evm_chain_id == self.chain_id]
+            if named and self.chain_id and named[0].evm_chain_id and named[0].evm_chain_id != self.chain_id:
+                self.out.notes.append(f"/ext/bc/{self.given_chain}/rpc answers eth_chainId {self.chain_id}, but "
+                                      f"listBlockchains lists {self.given_chain} with evmChainId "
+                                      f"{named[0].evm_chain_id}: one of the two answers for another chain")
+            if match and match[0].blockchain_id and self._same_chain(match[0].blockchain_id):
                 self.out.add("blockchain_id", match[0].blockchain_id, "listBlockchains", match[0].answer.request,
                              match[0].at + "/blockchainId")
             return
@@ -84,10 +88,32 @@ class NodeCrawl:
             self._chain_id(answer, candidate)
             if candidate is None:
                 match = [c for c in chains if self.chain_id and c.evm_chain_id == self.chain_id and c.blockchain_id]
-                if match:
+                if match and self._same_chain(match[0].blockchain_id):  # type: ignore[arg-type]
                     self.out.add("blockchain_id", match[0].blockchain_id, "listBlockchains", match[0].answer.request,
                                  match[0].at + "/blockchainId")
+            elif candidate.evm_chain_id and self.chain_id and candidate.evm_chain_id != self.chain_id:
+                self.out.notes.append(f"/ext/bc/{name}/rpc answers eth_chainId {self.chain_id}, but listBlockchains "
+                                      f"lists {name} with evmChainId {candidate.evm_chain_id}: one of the two "
+                                      "answers for another chain")
             return
+
+    def _same_chain(self, blockchain_id: str) -> bool:
+        """Whether the blockchain ID another route named (listBlockchains, by EVM chain ID) is confirmed by the node:
+        its own path answers the chain ID the tested chain's path gave. An alias and an ID the node serves apart
+        are never taken for one chain, so the tests that take the ID (admin.aliasChain) test the chain tested here.
+        Where the node's paths cannot be asked (an --evm-rpc-url), the listing stands."""
+        if not self.node_url or not self.chain_id or blockchain_id == self.chain:
+            return True
+        answer = self.crawl.rpc(self.client(blockchain_id), "eth_chainId", [])
+        number = quantity(answer.body.get("result")) if answer else None
+        if number is not None and str(number) == self.chain_id:
+            return True
+        self.out.notes.append(f"listBlockchains names {blockchain_id} for EVM chain ID {self.chain_id}, but "
+                              f"/ext/bc/{blockchain_id}/rpc answers eth_chainId "
+                              f"{number if number is not None else '(nothing)'}: it is not taken as the ID of "
+                              f"{self.chain}")
+        self.out.search("blockchain_id", f"eth_chainId at /ext/bc/{blockchain_id}/rpc (not the chain tested)")
+        return False
 
     def _chain_id(self, answer: Answer | None, candidate: EvmChain | None = None) -> None:
         number = quantity(answer.body.get("result")) if answer else None

@@ -562,6 +562,9 @@ PROBES.update({
     "ExtrasRefusedAsUnsupported": [(RPC, body(method, [])) for method in EXTRAS],
 })
 
+from tests.test_relations_rpc import PROBES as RELATION_PROBES  # noqa: E402
+
+PROBES.update(RELATION_PROBES)
 NODE_FAULTS = [cls for cls in all_faults() if cls.__module__ == "conformance.reference.faults.node"]
 
 

@@ -21,8 +21,8 @@ def _ids(family: str, last: int, first: int = 1) -> tuple[str, ...]:
 
 
 #: Every testable rule of the catalogue: what a fault that takes a whole API offline may also break.
-EVERY_RULE = (_ids("ENV", 14) + _ids("ADM", 27) + _ids("IDX", 35) + _ids("EVM", 35) + _ids("ETH", 21)
-              + _ids("VAL", 16))
+EVERY_RULE = (_ids("ENV", 14) + _ids("ADM", 27) + ("RPC-ADM-035",) + _ids("IDX", 35) + _ids("IDX", 44, first=42)
+              + _ids("EVM", 38) + _ids("ETH", 24) + _ids("VAL", 16) + ("RPC-VAL-019",))
 CONTAINER_METHODS = ("index.getContainerByID", "index.getContainerByIndex", "index.getContainerRange",
                      "index.getLastAccepted")
 PARAMETERLESS = ("admin.loadVMs", "admin.lockProfile", "admin.memoryProfile", "admin.startCPUProfiler",
@@ -52,6 +52,12 @@ def _args(call: RpcCall) -> list[Any]:
 def _requested() -> str:
     from conformance.reference.node import requested_path
     return requested_path().strip("/")
+
+
+def _sibling(endpoint: str) -> str:
+    """The same API of the node's other EVM chain (the endpoint itself where there is none)."""
+    from conformance.reference.node import sibling_endpoint
+    return sibling_endpoint(endpoint) or endpoint
 
 
 def _not_found() -> HttpReply:
@@ -1987,3 +1993,246 @@ class EthFutureBlockIsHead(Fault):
         if call.method == "eth_getBlockByNumber" and reply and "result" in reply and reply["result"] is None:
             return proceed(call.with_(params=["latest"] + _args(call)[1:]))
         return reply
+
+
+# --- Relations: each answer well-formed, what they mean together wrong ---
+
+#: The index endpoints, as the reference's node service names them (not imported: see the error codes above).
+INDEX_ENDPOINTS = ("index/C/block", "index/P/block", "index/X/tx", "index/X/block", "index/X/vtx")
+
+
+def _int(value: Any) -> int | None:
+    """A JSON number or a 0x hex quantity as an integer."""
+    if isinstance(value, str) and value.startswith("0x"):
+        try:
+            return int(value, 16)
+        except ValueError:
+            return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@register
+class IsAcceptedTrueForAnyId(_Result):
+    """index.isAccepted answers true for any well-formed container ID: it checks that the ID parses, not that the
+    index holds it."""
+
+    breaks = ("RPC-IDX-042",)
+    methods = ("index.isAccepted",)
+
+    def patch(self, result: Any, call: RpcCall) -> Any:
+        return {**result, "isAccepted": True} if isinstance(result, dict) else result
+
+
+@register
+class IsAcceptedSearchesEveryIndex(Fault):
+    """index.isAccepted answers true for a container any index of the node holds, not only the one asked."""
+
+    breaks = ("RPC-IDX-042",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        reply = proceed(call)
+        if call.method != "index.isAccepted" or reply is None or reply.get("result") != {"isAccepted": False}:
+            return reply
+        for endpoint in INDEX_ENDPOINTS:
+            other = proceed(call.with_(endpoint=endpoint)) if endpoint != call.endpoint else None
+            if other is not None and other.get("result") == {"isAccepted": True}:
+                return {**reply, "result": {"isAccepted": True}}
+        return reply
+
+
+@register
+class IndexPathServesAnotherIndex(Fault):
+    """/ext/index/X/block serves the X-Chain transaction index: the two X-Chain indexes are wired to one database."""
+
+    breaks = ("RPC-IDX-043",)
+
+    def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
+        if request.endpoint == "index/X/block":
+            request = request.with_(endpoint="index/X/tx")
+        return proceed(request)
+
+
+@register
+class RangeStartAtLastRefused(Fault):
+    """index.getContainerRange refuses a startIndex equal to the last accepted index (the bound is checked with >=
+    instead of >)."""
+
+    breaks = ("RPC-IDX-044",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        args = _range_args(call) if call.method == "index.getContainerRange" else None
+        if args is not None and args[1] > 0:
+            last = proceed(call.with_(method="index.getLastAccepted", params={"encoding": "hex"}))
+            found = last.get("result") if last is not None else None
+            index = found.get("index") if isinstance(found, dict) else None
+            if index is not None and str(args[0]) == str(index):
+                return _error(call, SERVER_ERROR, f"startIndex {args[0]} is beyond the last accepted index {index}")
+        return proceed(call)
+
+
+@register
+class FeeConfigBlockIgnored(Fault):
+    """eth_feeConfig ignores its block parameter: every block number or hash gets the latest fee config."""
+
+    breaks = ("RPC-EVM-036",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        if call.method == "eth_feeConfig" and _args(call):
+            return proceed(call.with_(params=[]))
+        return proceed(call)
+
+
+@register
+class ActiveRulesTimestampIgnored(Fault):
+    """eth_getActiveRulesAt ignores its timestamp: every timestamp gets the rules at the latest block."""
+
+    breaks = ("RPC-EVM-037",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        if call.method == "eth_getActiveRulesAt" and _args(call):
+            return proceed(call.with_(params=[]))
+        return proceed(call)
+
+
+@register
+class ActiveRulesActivateAfterTimestamp(_Result):
+    """eth_getActiveRulesAt counts a precompile as active only after its activation timestamp, not at it."""
+
+    breaks = ("RPC-EVM-037",)
+    methods = ("eth_getActiveRulesAt",)
+
+    def patch(self, result: Any, call: RpcCall) -> Any:
+        asked = _int(_args(call)[0]) if _args(call) else None
+        if asked is not None and isinstance(result, dict) and isinstance(result.get("precompiles"), dict):
+            result["precompiles"] = {name: value for name, value in result["precompiles"].items()
+                                     if not (isinstance(value, dict) and value.get("timestamp") == asked)}
+        return result
+
+
+@register
+class ChainConfigOfAnotherChain(Fault):
+    """eth_getChainConfig answers with the config of the node's other EVM chain (the first chain registered)."""
+
+    breaks = ("RPC-EVM-038",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        if call.method == "eth_getChainConfig":
+            return proceed(call.with_(endpoint=_sibling(call.endpoint)))
+        return proceed(call)
+
+
+class _AccountAtLatest(Fault):
+    """`method` ignores its block parameter and answers for the latest block."""
+
+    method = ""
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        args = _args(call)
+        if call.method == self.method and len(args) > 1:
+            return proceed(call.with_(params=[args[0], "latest"]))
+        return proceed(call)
+
+
+@register
+class EthTransactionCountBlockIgnored(_AccountAtLatest):
+    """eth_getTransactionCount ignores its block parameter and counts at the latest block."""
+
+    breaks = ("RPC-ETH-022",)
+    method = "eth_getTransactionCount"
+
+
+@register
+class EthBalanceBlockIgnored(_AccountAtLatest):
+    """eth_getBalance ignores its block parameter and gives the balance at the latest block."""
+
+    breaks = ("RPC-ETH-023",)
+    method = "eth_getBalance"
+
+
+@register
+class EthLogsToBlockExclusive(_Result):
+    """eth_getLogs reads toBlock as exclusive: the logs of a range's last block are left out."""
+
+    breaks = ("RPC-ETH-024",)
+    methods = ("eth_getLogs",)
+
+    def patch(self, result: Any, call: RpcCall) -> Any:
+        query = _args(call)[0] if _args(call) and isinstance(_args(call)[0], dict) else {}
+        last = _int(query.get("toBlock"))
+        if last is None or not isinstance(result, list):
+            return result
+        return [log for log in result if not (isinstance(log, dict) and _int(log.get("blockNumber")) == last)]
+
+
+@register
+class NodeIdsFilterMismatchesEntries(Fault):
+    """validators.getCurrentValidators with nodeIDs takes the members of each validator from the validator at the
+    same position of the full list: the node IDs are those asked for, the rest is another validator's."""
+
+    breaks = ("RPC-VAL-019",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        reply = proceed(call)
+        if call.method != "validators.getCurrentValidators" or not _params(call).get("nodeIDs") \
+                or reply is None or not isinstance(reply.get("result"), dict):
+            return reply
+        everyone = (proceed(call.with_(params={})) or {}).get("result", {}).get("validators", [])
+        found = reply["result"].get("validators", [])
+        mixed = [{**everyone[position], "nodeID": validator["nodeID"]} if position < len(everyone) else validator
+                 for position, validator in enumerate(found)]
+        return {**reply, "result": {**reply["result"], "validators": mixed}}
+
+
+@register
+class ChainAliasRoutedToAnotherChain(_ChainAliasTracker):
+    """A chain alias from admin.aliasChain answers for the node's other EVM chain (the alias table is keyed by the
+    wrong chain)."""
+
+    breaks = ("RPC-ADM-008",)
+
+    def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
+        parts = _requested().split("/")
+        if len(parts) == 3 and parts[0] == "bc" and parts[1] in self.chain_aliases:
+            request = request.with_(endpoint=_sibling(request.endpoint))
+        return proceed(request)
+
+
+@register
+class EndpointAliasRoutedToAnotherChain(_AliasTracker):
+    """/ext/<alias> made with admin.alias of a chain's RPC answers for the node's other EVM chain."""
+
+    breaks = ("RPC-ADM-003",)
+
+    def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
+        if _requested() in self.aliases:
+            request = request.with_(endpoint=_sibling(request.endpoint))
+        return proceed(request)
+
+
+@register
+class SetLoggerLevelWithNameChangesAll(Fault):
+    """admin.setLoggerLevel with loggerName changes every logger: the name is checked, then ignored."""
+
+    breaks = ("RPC-ADM-035",)
+
+    def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
+        reply = proceed(call)
+        params = _params(call)
+        if call.method == "admin.setLoggerLevel" and params.get("loggerName") and reply is not None \
+                and "result" in reply:
+            proceed(call.with_(params={k: v for k, v in params.items() if k != "loggerName"}))
+        return reply
+
+
+@register
+class ChainAliasServesRpcOnly(_ChainAliasTracker):
+    """A chain alias from admin.aliasChain is registered for the chain's RPC route only: /ext/bc/<alias>/validators
+    answers 404."""
+
+    breaks = ("RPC-ADM-008",)
+
+    def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
+        parts = _requested().split("/")
+        if len(parts) == 3 and parts[0] == "bc" and parts[1] in self.chain_aliases and parts[2] != "rpc":
+            return _not_found()
+        return proceed(request)

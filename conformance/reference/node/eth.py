@@ -33,6 +33,11 @@ MAX_LOG_BLOCKS = 2048
 MAX_FEE_HISTORY = 1024
 #: Transactions of one block are numbered n * TX_SLOTS + i, so a transaction hash carries its block.
 TX_SLOTS = 4
+#: Accounts that send the chain's transactions; blocks repeat their senders and counts every TX_PERIOD blocks.
+ACCOUNTS = 8
+TX_PERIOD = 64
+#: A step between the senders of one block's transactions: the senders of one block are distinct accounts.
+SENDER_STEP = 3
 
 
 def _word(value: int | str) -> str:
@@ -44,15 +49,20 @@ def _word(value: int | str) -> str:
 class EthApi:
     """The standard methods; the chain's gas limit comes from `gas_limit`, which the EVM chain API refines."""
 
-    def __init__(self, service: NodeService) -> None:
+    def __init__(self, service: NodeService, chain: EvmChain | None = None) -> None:
         self.world = service.world
-        self.chain: EvmChain = service.world.node.evm
+        self.chain: EvmChain = chain or service.world.node.evm
         seed = self.chain.seed
         # The same wallet, peers and ERC-20 contracts the Data API names for this chain: its logs lead a crawl of
         # the node to identifiers the Data API knows.
-        chain, data = str(service.world.evm_chain_id), service.world.data
-        self.accounts = [data.wallet(chain)] + [ids.evm_address(seed, chain, "peer", k) for k in range(7)]
-        self.contracts = [data.erc20(chain, k) for k in range(3)]
+        name, data = str(self.chain.chain_id), service.world.data
+        self.accounts = [data.wallet(name)] + [ids.evm_address(seed, name, "peer", k) for k in range(ACCOUNTS - 1)]
+        self.contracts = [data.erc20(name, k) for k in range(3)]
+        # Transactions each account sends in the first r blocks of a period: its count at any block is closed form.
+        self._sent = [[0] * (TX_PERIOD + 1) for _ in self.accounts]
+        for r in range(TX_PERIOD):
+            for k, row in enumerate(self._sent):
+                row[r + 1] = row[r] + sum(self.sender(r, i) == k for i in range(self.tx_count(r)))
 
     def standard_methods(self) -> dict[str, Any]:
         return {
@@ -93,7 +103,20 @@ class EthApi:
     # --- the chain's contents ---
 
     def tx_count(self, n: int) -> int:
-        return 1 + ids.number(self.chain.seed, "txs", n, below=TX_SLOTS - 1)
+        return 1 + ids.number(self.chain.seed, "txs", n % TX_PERIOD, below=TX_SLOTS - 1)
+
+    def sender(self, n: int, i: int) -> int:
+        """The account (its position in `accounts`) that sends transaction i of block n."""
+        return (n + SENDER_STEP * i) % ACCOUNTS
+
+    def sent(self, k: int, n: int) -> int:
+        """Transactions account k sent in blocks 0 to n (none for n = -1): its nonce after block n."""
+        full, rest = divmod(n + 1, TX_PERIOD)
+        return full * self._sent[k][TX_PERIOD] + self._sent[k][rest]
+
+    def fee(self, k: int) -> int:
+        """What each transaction of account k costs it, in wei."""
+        return 10**15 + ids.number(self.chain.seed, "fee", k, below=10**15)
 
     def base_fee(self, n: int) -> int:
         return 25 * GWEI + ids.number(self.chain.seed, "base-fee", n, below=5 * GWEI)
@@ -106,14 +129,15 @@ class EthApi:
 
     def transaction(self, n: int, i: int) -> dict[str, Any]:
         seed = self.chain.seed
-        sender = self.accounts[ids.number(seed, "from", n, i, below=len(self.accounts))]
+        k = self.sender(n, i)
+        sender = self.accounts[k]
         token = self.contracts[ids.number(seed, "to", n, i, below=len(self.contracts))]
         recipient = self.accounts[ids.number(seed, "recipient", n, i, below=len(self.accounts))]
         amount = ids.number(seed, "amount", n, i, below=10**21)
         tip = GWEI + ids.number(seed, "tip", n, i, below=2 * GWEI)
         signature = ids.digest(seed, "signature", n, i)
         return {
-            "type": "0x2", "chainId": hex(self.chain.chain_id), "nonce": hex(n // 2 + i),
+            "type": "0x2", "chainId": hex(self.chain.chain_id), "nonce": hex(self.sent(k, n - 1)),
             "gas": hex(self._tx_gas(n, i)), "maxFeePerGas": hex(2 * self.base_fee(n) + tip),
             "maxPriorityFeePerGas": hex(tip), "gasPrice": hex(self.base_fee(n) + tip),
             "to": token, "value": "0x0", "accessList": [],
@@ -200,14 +224,16 @@ class EthApi:
     def get_balance(self, call: RpcCall) -> str:
         address, n = self._account_query(call)
         if address in self.accounts:
-            spent = n * ids.number(self.chain.seed, "spend", address, below=10**12)
-            return hex(10**22 + ids.number(self.chain.seed, "balance", address, below=10**21) - spent)
+            k = self.accounts.index(address)
+            # Only its own transactions move an account's balance: each costs it its fee.
+            start = 10**22 + ids.number(self.chain.seed, "balance", address, below=10**21)
+            return hex(start - self.sent(k, n) * self.fee(k))
         return "0x0"
 
     def get_transaction_count(self, call: RpcCall) -> str:
         address, n = self._account_query(call)
         if address in self.accounts:
-            return hex(n // 2 + self.accounts.index(address))
+            return hex(self.sent(self.accounts.index(address), n))
         return "0x1" if address in self.contracts else "0x0"  # a contract's nonce starts at 1 (EIP-161)
 
     def get_code(self, call: RpcCall) -> str:

@@ -15,6 +15,8 @@ DAY = 86400
 P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
 #: containers remembered per index (each about 1.4 kB as Python objects: 11 MB at most per index)
 REMEMBERED_CONTAINERS = 1 << 13
+#: What sets the second EVM chain's content apart from the first one's.
+OTHER_CHAIN_SEED = 1_000_003
 LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "TRACE", "DEBUG", "VERBO")
 
 
@@ -189,13 +191,17 @@ class NodeWorld:
                                             gap=30.0, frozen_count=1200)
         self.x_chain_id = ids.cb58_id(seed, "x-chain")
         self.c_chain_id = ids.cb58_id(seed, "c-chain")
-        self.chains = [P_CHAIN_ID, self.x_chain_id, self.c_chain_id, world.evm_blockchain_id]
+        # A second EVM L1 this node validates: an alias or a route that mixes chains up answers for it, detectably.
+        self.other_evm_blockchain_id = ids.cb58_id(seed, "other-evm-blockchain")
+        self.chains = [P_CHAIN_ID, self.x_chain_id, self.c_chain_id, world.evm_blockchain_id,
+                       self.other_evm_blockchain_id]
         loggers = ["C", "P", "X", "main", "http", world.evm_blockchain_id]
         self.admin = AdminState(
             loggers={name: {"logLevel": "DEBUG" if name == "http" else "INFO", "displayLevel": "INFO"}
                      for name in loggers},
             chain_aliases={P_CHAIN_ID: ["P", "platform"], self.x_chain_id: ["X", "avm"],
-                           self.c_chain_id: ["C", "evm"], world.evm_blockchain_id: []},
+                           self.c_chain_id: ["C", "evm"], world.evm_blockchain_id: [],
+                           self.other_evm_blockchain_id: []},
         )
         genesis = int(now) - 60 * DAY - ids.number(seed, "evm-genesis", below=DAY)
         self.evm = EvmChain(
@@ -204,6 +210,14 @@ class NodeWorld:
             durango=genesis + 5 * DAY, etna=genesis + 20 * DAY, minter_activation=genesis + 30 * DAY,
             deployer_disabled=genesis + 45 * DAY, tx_allow_list_activation=int(now) + 120,
             admins=[ids.evm_address(seed, "admin", k) for k in range(3)],
+        )
+        other_genesis = genesis + DAY + ids.number(seed, "other-evm-genesis", below=DAY)
+        self.other_evm = EvmChain(
+            seed=seed + OTHER_CHAIN_SEED, chain_id=world.evm_chain_id + 10_000, genesis=other_genesis, block_gap=2,
+            fee_change_block=(int(now) - other_genesis) // 2 - 90_000, durango=other_genesis,
+            etna=other_genesis + 2 * DAY, minter_activation=other_genesis + 3 * DAY,
+            deployer_disabled=other_genesis + 4 * DAY, tx_allow_list_activation=other_genesis + 5 * DAY,
+            admins=[ids.evm_address(seed, "other-admin", k) for k in range(3)],
         )
         self._validators: list[dict[str, object]] | None = None
         self.vms = {

@@ -1,4 +1,5 @@
-"""admin.alias: the aliased API answers at /ext/<alias>, the original path keeps working, 512 characters at most."""
+"""admin.alias: the aliased API answers at /ext/<alias> as at its original path, which keeps working; 512 characters
+at most."""
 from __future__ import annotations
 
 from typing import Callable
@@ -7,12 +8,13 @@ import pytest
 
 from conformance import specs
 from conformance.checks import independently
-from conformance.checks.admin import answers_for_chain, empty_object
-from conformance.checks.envelope import expect_refusal
-from conformance.checks.eth import peek
+from conformance.checks.admin import answers_for_chain, chain_facts, empty_object
+from conformance.checks.envelope import expect_refusal, result_of
 from conformance.clients.jsonrpc import JsonRpcClient
+from conformance.strategies import boundary_values
 
-MAX_ALIAS = specs.rpc_method("admin", "admin.alias")["params"][1]["schema"]["maxLength"]
+ALIAS_SCHEMA = specs.rpc_method("admin", "admin.alias")["params"][1]["schema"]
+MAX_ALIAS = ALIAS_SCHEMA["maxLength"]
 
 pytestmark = pytest.mark.mutating
 
@@ -23,7 +25,7 @@ def test_alias_serves_the_api_at_both_paths(admin_api: JsonRpcClient, evm_chain:
     """After admin.alias the API answers at /ext/<alias> as at its original path, where it still answers."""
     endpoint = f"bc/{evm_chain}/rpc"
     original = rpc_at(f"/ext/{endpoint}")
-    chain = peek(original, "eth_chainId", [])
+    chain = chain_facts(original)
     empty_object(admin_api.call("admin.alias", {"endpoint": endpoint, "alias": fresh_alias}), "RPC-ADM-002",
                  "admin.alias")
     # Whether the alias answers and whether the original path still does are two facts: each is decided.
@@ -32,17 +34,18 @@ def test_alias_serves_the_api_at_both_paths(admin_api: JsonRpcClient, evm_chain:
     answers_for_chain(original, chain, "RPC-ADM-004", f"/ext/{endpoint}")
 
 
-@pytest.mark.rule("RPC-ADM-005")
-def test_alias_of_maximum_length_is_accepted(admin_api: JsonRpcClient, evm_chain: str, fresh_alias: str) -> None:
-    """admin.alias accepts an alias of exactly the documented maximum length (512 characters)."""
-    alias = fresh_alias.ljust(MAX_ALIAS, "a")
-    empty_object(admin_api.call("admin.alias", {"endpoint": f"bc/{evm_chain}/rpc", "alias": alias}), "RPC-ADM-005",
-                 f"admin.alias with a {len(alias)}-character alias")
+#: Alias lengths at the documented maximum, one inside it and one beyond it, each with the rule deciding it there.
+LENGTHS = [pytest.param(size, marks=pytest.mark.rule("RPC-ADM-005" if accepted else "RPC-ADM-006"), id=str(size))
+           for size, accepted in boundary_values(ALIAS_SCHEMA, api="admin")]
 
 
-@pytest.mark.rule("RPC-ADM-006")
-def test_alias_above_maximum_length_is_rejected(admin_api: JsonRpcClient, evm_chain: str, fresh_alias: str) -> None:
-    """admin.alias rejects an alias one character above the documented maximum (513 characters)."""
-    alias = fresh_alias.ljust(MAX_ALIAS + 1, "a")
-    expect_refusal(admin_api.call("admin.alias", {"endpoint": f"bc/{evm_chain}/rpc", "alias": alias}),
-                   "RPC-ADM-006", f"admin.alias with a {len(alias)}-character alias")
+@pytest.mark.parametrize("size", LENGTHS)
+def test_alias_length_at_the_maximum(admin_api: JsonRpcClient, evm_chain: str, fresh_alias: str, size: int) -> None:
+    """admin.alias accepts an alias of the documented maximum length (512 characters) and one shorter, and rejects
+    one character more."""
+    alias = fresh_alias.ljust(size, "a")
+    exchange = admin_api.call("admin.alias", {"endpoint": f"bc/{evm_chain}/rpc", "alias": alias})
+    if size <= MAX_ALIAS:  # accepted: answered with a result (that the result is {} is RPC-ADM-002's)
+        result_of(exchange, "RPC-ADM-005", f"admin.alias with a {size}-character alias")
+    else:
+        expect_refusal(exchange, "RPC-ADM-006", f"admin.alias with a {size}-character alias")

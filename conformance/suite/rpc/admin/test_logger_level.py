@@ -7,7 +7,7 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.admin import SAMPLE_LEVELS, empty_object, logger_levels, other_level
-from conformance.checks.envelope import expect_refusal, is_error, is_response_object
+from conformance.checks.envelope import expect_refusal, is_error, is_response_object, result_of
 from conformance.checks.served import not_served
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.session import Endpoints
@@ -102,14 +102,31 @@ def test_set_display_level_is_read_back(admin_api: JsonRpcClient, logger: tuple[
 
 
 @pytest.mark.mutating
+@pytest.mark.rule("RPC-ADM-035")
+def test_set_one_logger_leaves_the_others(admin_api: JsonRpcClient, logger: tuple[str, dict[str, str]]) -> None:
+    """admin.setLoggerLevel with loggerName changes that logger only: every other logger keeps its levels."""
+    name, before = logger
+    others = {other: entry for other, entry in logger_levels(admin_api, "RPC-ADM-011").items() if other != name}
+    if not others:
+        pytest.skip("the node reports one logger only")
+    admin_api.call("admin.setLoggerLevel", {"loggerName": name, "logLevel": other_level(before["logLevel"])})
+    after = logger_levels(admin_api, "RPC-ADM-011")
+    changed = {other: [entry, after[other]] for other, entry in others.items() if other in after
+               and after[other] != entry}
+    check(not changed, "RPC-ADM-035", f"admin.setLoggerLevel with loggerName {name!r} changes other loggers",
+          expected=f"only {name!r} changed", received={other: f"{was} -> {now}" for other, (was, now) in
+                                                       changed.items()}, exchange=admin_api.http.last)
+
+
+@pytest.mark.mutating
 @pytest.mark.rule("RPC-ADM-018")
 def test_set_without_logger_name_changes_every_logger(admin_api: JsonRpcClient) -> None:
     """admin.setLoggerLevel without loggerName changes the logLevel of every logger."""
     before = logger_levels(admin_api, "RPC-ADM-018")
     wanted = other_level(sorted(before.values(), key=str)[0]["logLevel"]) if before else SAMPLE_LEVELS[0]
     try:
-        empty_object(admin_api.call("admin.setLoggerLevel", {"logLevel": wanted}), "RPC-ADM-018",
-                     "admin.setLoggerLevel")
+        # A refusal is this rule's deviation; the form of the answer is RPC-ADM-015's.
+        result_of(admin_api.call("admin.setLoggerLevel", {"logLevel": wanted}), "RPC-ADM-018", "admin.setLoggerLevel")
         after = logger_levels(admin_api, "RPC-ADM-018")
         unchanged = sorted(name for name, entry in after.items() if entry.get("logLevel") != wanted)
         check(not unchanged, "RPC-ADM-018", "admin.setLoggerLevel without loggerName leaves loggers unchanged",

@@ -1,4 +1,5 @@
-"""eth_getActiveRulesAt and the deprecated eth_getActivePrecompilesAt, with and without a timestamp."""
+"""eth_getActiveRulesAt and the deprecated eth_getActivePrecompilesAt, with and without a timestamp; and the rules a
+timestamp selects are those of that moment."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -8,7 +9,7 @@ import pytest
 from conformance.checks import check
 from conformance.checks.envelope import is_error, result_of
 from conformance.checks.served import plainly_unknown
-from conformance.checks.evm_extras import check_active_rules
+from conformance.checks.evm_extras import check_active_at, check_active_rules, check_none_before, precompile_times
 from conformance.checks.shapes import assert_shape, component
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
@@ -53,6 +54,8 @@ def test_active_rules_default_to_the_latest_block(evm: JsonRpcClient) -> None:
     """eth_getActiveRulesAt without a timestamp gives the rules at the latest block timestamp."""
     before = block_time(evm, "latest")
     exchange = evm.call("eth_getActiveRulesAt", [])
+    if is_error(exchange):
+        pytest.skip("eth_getActiveRulesAt without a timestamp is refused (RPC-EVM-025 decides that)")
     default = result_of(exchange, "RPC-EVM-027", "eth_getActiveRulesAt without a timestamp")
     after = block_time(evm, "latest")
     if before is None or after is None:
@@ -79,3 +82,42 @@ def test_active_precompiles_when_served(evm: JsonRpcClient, params: Any, observe
     result = result_of(exchange, "RPC-EVM-028", "eth_getActivePrecompilesAt")
     assert_shape("RPC-EVM-028", result, component("evm", "ActivePrecompiles"), api="evm",
                  what="eth_getActivePrecompilesAt result", exchange=exchange)
+
+
+#: Timestamps eth_getActiveRulesAt is asked at, against the activation timestamp of each precompile the rules at the
+#: head list: exactly at it (active from then on), one second before it (not yet active), and the genesis block's.
+ACTIVATION_EDGES = ["at-activation", "before-activation", "genesis"]
+
+
+def rules_at(evm: JsonRpcClient, stamp: int) -> tuple[Any, Exchange]:
+    """The eth_getActiveRulesAt answer at `stamp`; a refusal is RPC-EVM-026's (any unsigned timestamp is answered)."""
+    exchange = evm.call("eth_getActiveRulesAt", [stamp])
+    return result_of(exchange, "RPC-EVM-026", f"eth_getActiveRulesAt [{stamp}]"), exchange
+
+
+@pytest.mark.rule("RPC-EVM-037")
+@pytest.mark.parametrize("edge", ACTIVATION_EDGES)
+def test_precompiles_are_active_from_their_activation_timestamp(evm: JsonRpcClient, edge: str) -> None:
+    """eth_getActiveRulesAt at a timestamp lists each precompile from its activation timestamp on, and no
+    precompile before its activation: the timestamp selects the moment the rules describe."""
+    if edge == "genesis":
+        stamp = block_time(evm, "0x0")
+        if stamp is None:
+            pytest.skip("eth_getBlockByNumber gives no genesis block timestamp")
+        rules, exchange = rules_at(evm, stamp)
+        check_none_before(stamp, rules, exchange=exchange)
+        return
+    head = block_time(evm, "latest")
+    if head is None:
+        pytest.skip("eth_getBlockByNumber gives no latest block timestamp")
+    activations = precompile_times(rules_at(evm, head)[0])
+    edges = {name: stamp for name, stamp in activations.items() if edge == "at-activation" or stamp > 0}
+    if not edges:
+        pytest.skip("the rules at the head list no precompile" + ("" if not activations else " activated after 0"))
+    for name, stamp in sorted(edges.items(), key=lambda item: item[1]):
+        if edge == "at-activation":
+            rules, exchange = rules_at(evm, stamp)
+            check_active_at(name, stamp, rules, exchange=exchange)
+        else:
+            rules, exchange = rules_at(evm, stamp - 1)
+            check_none_before(stamp - 1, rules, exchange=exchange)

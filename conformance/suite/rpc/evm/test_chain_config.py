@@ -1,12 +1,14 @@
 """eth_getChainConfig: every documented member of the chain config, the precompile configs and the upgrades."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from conformance.checks import check, independently
 from conformance.checks.envelope import is_response_object, result_of
+from conformance.checks.eth import peek
 from conformance.checks.members import check_member, check_members, properties, required
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
@@ -101,6 +103,22 @@ def test_precompile_upgrades(chain_config: tuple[dict[str, Any], Exchange]) -> N
                          exchange=exchange)
         check_member("RPC-EVM-021", value, "disable", UPGRADE["disable"], api="evm", what=what, exchange=exchange,
                      optional="disable" in OPTIONAL["PrecompileUpgradeConfig"])
+
+
+@pytest.mark.rule("RPC-EVM-038")
+def test_chain_config_is_the_config_of_this_chain(evm: JsonRpcClient,
+                                                  chain_config: tuple[dict[str, Any], Exchange]) -> None:
+    """eth_getChainConfig at a chain's path gives that chain's config: its chainId is what eth_chainId gives there."""
+    config, exchange = chain_config
+    answered = peek(evm, "eth_chainId", [])
+    if not (isinstance(answered, str) and re.fullmatch(r"0x[0-9a-fA-F]+", answered)):
+        pytest.skip("eth_chainId gives no hex chain ID to compare with (RPC-ETH-001 decides its form)")
+    if not isinstance(config.get("chainId"), int) or isinstance(config.get("chainId"), bool):
+        pytest.skip("the chain config carries no integer chainId (RPC-EVM-008 decides its form)")
+    check(config["chainId"] == int(answered, 16), "RPC-EVM-038",
+          "eth_getChainConfig gives the config of another chain than the one answering at this path",
+          expected=f"chainId {int(answered, 16)} (eth_chainId {answered} at the same path)",
+          received=f"chainId {config['chainId']}", exchange=exchange)
 
 
 @pytest.mark.rule("RPC-EVM-030")

@@ -11,19 +11,25 @@ from conformance.clients.http import Exchange
 from conformance.suite.rpc.conftest import Known
 
 SHAPE_RULES = ("RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012", "RPC-IDX-013", "RPC-IDX-014")
+#: Method -> the rule that it answers with containers, charged when it refuses a call for one it holds.
+ANSWERED_BY = {"index.getLastAccepted": "RPC-IDX-027", "index.getContainerByIndex": "RPC-IDX-017",
+               "index.getContainerByID": "RPC-IDX-018", "index.getContainerRange": "RPC-IDX-008"}
 
 
 def containers_from(method: str, index_at: IndexAt, known: Known, sample: int) -> tuple[list[Any], Exchange]:
     """Containers as `method` returns them, with the exchange that carried them."""
+    if method == "index.getContainerByID" and not isinstance(known.container.get("id"), str):
+        pytest.skip("the last accepted container carries no string ID to look up (RPC-IDX-009)")
     if method == "index.getContainerRange":
         start = max(0, known.last + 1 - sample)
         exchange = index_at.range(start, known.last + 1 - start)
-        return range_items(exchange, "RPC-IDX-009", "a range inside the index"), exchange
+        return range_items(exchange, ANSWERED_BY[method], "a range inside the index"), exchange
     exchange = {"index.getLastAccepted": index_at.last_accepted,
                 "index.getContainerByIndex": lambda: index_at.by_index(known.last),
                 "index.getContainerByID": lambda: index_at.by_id(known.container.get("id", "")),
                 }[method]()
-    return [result_of(exchange, "RPC-IDX-009", method)], exchange
+    # A refusal is the deviation of the rule that the method returns that container, not of the shape rules.
+    return [result_of(exchange, ANSWERED_BY[method], method)], exchange
 
 
 @pytest.mark.rule(*SHAPE_RULES, "RPC-IDX-011")

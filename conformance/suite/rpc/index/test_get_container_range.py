@@ -6,7 +6,7 @@ import pytest
 from conformance.checks import check, independently
 from conformance.checks.envelope import expect_refusal, is_error, result_of
 from conformance.checks.index import (IndexAt, beyond_last_refused, check_consecutive, differences, max_fetch,
-                                      range_items, same_container)
+                                      position, range_items, same_container)
 from conformance.profiles import Profile
 from conformance.suite.rpc.conftest import Known
 
@@ -66,6 +66,31 @@ def test_start_beyond_last_accepted_is_rejected(index_at: IndexAt, known: Known,
           exchange=exchange)
 
 
+#: Where a range of one starts against the last accepted index, and the rule that decides it there: one inside and
+#: exactly at the end are answered with that container; one beyond is refused (RPC-IDX-005, above).
+START_EDGES = [pytest.param(-1, marks=pytest.mark.rule("RPC-IDX-001"), id="last-1"),
+               pytest.param(0, marks=pytest.mark.rule("RPC-IDX-044"), id="last")]
+
+
+@pytest.mark.parametrize("offset", START_EDGES)
+def test_range_of_one_at_the_end_of_the_index(index_at: IndexAt, known: Known, offset: int) -> None:
+    """index.getContainerRange with numToFetch 1 from the last accepted index, or one before it, returns exactly
+    the container at startIndex: the last accepted one itself at the edge."""
+    start = known.last + offset
+    if start < 0:
+        pytest.skip(f"{index_at.path} holds one container: there is no index before the last")
+    rule = "RPC-IDX-044" if offset == 0 else "RPC-IDX-001"
+    exchange = index_at.range(start, 1)
+    items = range_items(exchange, rule, f"a range of one from index {start}")
+    # The container at an index never changes: the one getLastAccepted gave names the last accepted container.
+    wanted = known.container.get("id") if offset == 0 else None
+    check(len(items) == 1 and position(items[0]) == start and (wanted is None or items[0].get("id") == wanted),
+          rule, f"a range of one from index {start} does not return the container at that index",
+          expected=f'one container, index "{start}"' + (f", id {wanted} (the last accepted)" if wanted else ""),
+          received=[{"index": c.get("index"), "id": c.get("id")} if isinstance(c, dict) else c for c in items],
+          exchange=exchange)
+
+
 @pytest.mark.rule("RPC-IDX-006")
 @pytest.mark.parametrize("offset", [1, 2**40], ids=["last+1", "last+2^40"])
 def test_zero_to_fetch_beyond_last_accepted_is_not_an_error(index_at: IndexAt, known: Known, offset: int) -> None:
@@ -98,11 +123,18 @@ def test_range_agrees_with_get_container_by_index(index_at: IndexAt, known: Know
     count = min(known.last + 1, profile.sample)
     start = known.last + 1 - count
     items = range_items(index_at.range(start, count), "RPC-IDX-019", "a range inside the index")
-    for offset, container in enumerate(items[:count]):
-        exchange = index_at.by_index(start + offset)
-        single = result_of(exchange, "RPC-IDX-019", f"index.getContainerByIndex {start + offset}")
+    # Each container is compared with the one at the index it carries: which indexes, in which order, a range
+    # holds is RPC-IDX-001's.
+    for container in items[:count]:
+        at = position(container)
+        if at is None or not start <= at < start + count:
+            continue
+        exchange = index_at.by_index(at)
+        single = result_of(exchange, "RPC-IDX-017", f"index.getContainerByIndex {at}")
+        if position(single) != at:
+            pytest.skip(f"index.getContainerByIndex {at} gives another container (RPC-IDX-017 decides that)")
         check(isinstance(container, dict) and isinstance(single, dict) and same_container(container, single),
-              "RPC-IDX-019", f"the range and index.getContainerByIndex disagree at index {start + offset}",
+              "RPC-IDX-019", f"the range and index.getContainerByIndex disagree at index {at}",
               expected="the same container", received=differences(container, single)
               if isinstance(container, dict) and isinstance(single, dict) else [container, single],
               exchange=exchange)

@@ -5,7 +5,8 @@ import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import is_error, is_response_object, result_of
-from conformance.checks.index import REREADS, IndexAt, index_paths, legacy_paths
+from conformance.checks.index import (REREADS, IndexAt, accepted, first_id, holds, index_paths, legacy_paths,
+                                      replacements)
 
 #: Path -> the rule that it answers JSON-RPC; the legacy path has its own rule (still readable).
 PATH_RULES = dict(zip(index_paths(), ["RPC-IDX-030", "RPC-IDX-031", "RPC-IDX-032", "RPC-IDX-033", "RPC-IDX-034"]))
@@ -55,10 +56,33 @@ def test_legacy_index_holds_no_container_of_its_replacement(legacy: IndexAt, rep
     if not isinstance(newest, dict) or not isinstance(newest.get("id"), str):
         pytest.skip(f"{replacement.path} holds no containers to look for")
     answer = legacy.is_accepted(newest["id"])
-    held = answer.json().get("result") if not is_error(answer) and isinstance(answer.json(), dict) else None
-    check(not (isinstance(held, dict) and held.get("isAccepted") is True), "RPC-IDX-035",
-          f"the legacy index {legacy.path} holds the newest container of {replacement.path}",
-          expected="isAccepted false (or an error) on the legacy index", received=held, exchange=answer)
+    # An isAccepted that is true of anything is RPC-IDX-042's deviation: the legacy index must show it holds the
+    # container (an index for it, and that container at that index) before it counts as gaining it.
+    gained = accepted(answer) is True and holds(legacy, newest["id"])
+    check(not gained, "RPC-IDX-035", f"the legacy index {legacy.path} holds the newest container of "
+          f"{replacement.path}", expected="isAccepted false (or an error) on the legacy index",
+          received=f"isAccepted {accepted(answer)!r}", exchange=answer)
+
+
+@pytest.mark.rule("RPC-IDX-043")
+def test_each_path_serves_its_own_containers(rpc_at, index_served: set[str]) -> None:  # type: ignore[no-untyped-def]
+    """No two index paths give the same first container: each path looks up the containers of its own index."""
+    firsts: dict[str, str] = {}
+    for path in (p for p in index_paths() if p in index_served):
+        found = first_id(IndexAt(path, rpc_at(path)))
+        if found is not None:
+            firsts[path] = found
+    if len(firsts) < 2:
+        pytest.skip("fewer than two index paths give a first container")
+    # The legacy path serving its replacement's containers is RPC-IDX-035's deviation: that pair is decided there.
+    replaced = {frozenset(pair) for pair in replacements().items()}
+    paths = list(firsts)
+    for position, path in enumerate(paths):
+        same = [other for other in paths[position + 1:] if firsts[other] == firsts[path]
+                and frozenset((path, other)) not in replaced]
+        check(not same, "RPC-IDX-043", f"{path} and {', '.join(same)} give the same first container",
+              expected="each index path its own containers (a block of one chain, a transaction of another)",
+              received=f"index.getContainerByIndex 0 gives {firsts[path]} at each of {[path, *same]}")
 
 
 @pytest.mark.rule("RPC-IDX-035")

@@ -8,7 +8,8 @@ import pytest
 from conformance.checks import check, independently
 from conformance.checks.envelope import is_error, is_response_object, record_error
 from conformance.checks.served import check_served, probe
-from conformance.checks.validators import METHOD, check_validator, current_validators, node_ids, validators_in
+from conformance.checks.validators import (METHOD, check_same_entries, check_validator, current_validators,
+                                           differing_entries, node_ids, validators_in)
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.session import Endpoints
 
@@ -70,6 +71,27 @@ def test_node_ids_filter_returns_exactly_those(validators: JsonRpcClient, everyo
         missing = sorted(set(missing) & set(node_ids(current_validators(validators, {}, "RPC-VAL-014")[0])))
     check(not missing, "RPC-VAL-014", "the nodeIDs filter drops a current validator", expected=f"each of {wanted}",
           received=f"missing {missing}", exchange=exchange)
+
+
+@pytest.mark.rule("RPC-VAL-019")
+def test_filtered_validators_are_their_entries_in_the_full_list(validators: JsonRpcClient,
+                                                                 everyone: list[Any]) -> None:
+    """Each validator validators.getCurrentValidators returns for its node ID is the same validator, member for
+    member, as the answer without nodeIDs lists under that ID."""
+    ids = node_ids(everyone)
+    wanted = list(dict.fromkeys(ids[:1] + ids[-1:]))
+    differing: dict[str, Any] = {}
+    for _ in range(3):  # uptimes and connections change between reads: decide on a filtered read between two lists
+        before, _ = current_validators(validators, {}, "RPC-VAL-002")
+        exchange = validators.call(METHOD, {"nodeIDs": wanted})
+        if is_error(exchange):
+            pytest.skip(f"{METHOD} nodeIDs={wanted} is refused (RPC-VAL-014 decides that)")
+        found, _ = validators_in(exchange, "RPC-VAL-013", f"{METHOD} nodeIDs={wanted}")
+        after, _ = current_validators(validators, {}, "RPC-VAL-002")
+        differing = differing_entries(found, before, after)
+        if not differing:
+            break
+    check_same_entries(differing, exchange=exchange)
 
 
 @pytest.mark.rule("RPC-VAL-015")
