@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Iterator
 
+import pytest
+
 from conformance import specs
 from conformance.checks import check, fail, held, independently, rest
 from conformance.checks.shapes import assert_shape
@@ -102,6 +104,56 @@ def enum(operation_id: str, parameter: str) -> list[str]:
     return list(operation(operation_id).schema_of(parameter)["enum"])
 
 
+#: The network each network path segment denotes (fuji and testnet both denote the test network).
+NETWORKS = {"mainnet": "mainnet", "fuji": "testnet", "testnet": "testnet"}
+
+
+def same_network(a: str, b: str) -> bool:
+    """Whether two network names denote the same network ("fuji and testnet both denote the test network")."""
+    return NETWORKS.get(a, a) == NETWORKS.get(b, b)
+
+
+def well_known_chain_ids(network: str) -> dict[str, str]:
+    """Alias -> the well-known blockchain ID it stands for on `network` (from the spec; {} for another network)."""
+    spec = specs.resolve(specs.openapi(API), {"$ref": "#/components/parameters/BlockchainId"})
+    return dict(spec.get("x-well-known-ids", {}).get(NETWORKS.get(network, network), {}))
+
+
+def unit_prices(body: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """(path, currencyCode, value) of every Price in a body but balanceValue, which moves with a live balance: the
+    prices a currency states for one unit (of a token, of the native token)."""
+    found: list[tuple[str, Any, Any]] = []
+    if isinstance(body, dict):
+        if "currencyCode" in body and "value" in body:
+            found.append((path or "(top)", body.get("currencyCode"), body.get("value")))
+        for name, member in body.items():
+            if name != "balanceValue":
+                found += unit_prices(member, f"{path}/{name}")
+    elif isinstance(body, list):
+        for index, member in enumerate(body):
+            found += unit_prices(member, f"{path}/{index}")
+    return found
+
+
+def bare_address(address: str) -> str:
+    """A primary network address without its optional chain letter prefix (P-, X-, C-)."""
+    return address[2:] if len(address) > 2 and address[1] == "-" and address[0] in "PXCpxc" else address
+
+
+def mentions(value: Any, wanted: str) -> bool:
+    """Whether a JSON value holds `wanted` as a string or inside one (0x addresses compared without case): how an
+    item "names" an address or an ID, wherever the document lets it stand."""
+    if isinstance(value, str):
+        if wanted.lower().startswith("0x"):
+            return wanted.lower() in value.lower()
+        return wanted in value
+    if isinstance(value, dict):
+        return any(mentions(member, wanted) for member in value.values())
+    if isinstance(value, list):
+        return any(mentions(member, wanted) for member in value)
+    return False
+
+
 # Item identity: what makes two list items the same resource ------------------------------------------------
 
 _IDENTITY = {
@@ -150,6 +202,21 @@ def refused(exchange: Exchange, rule_id: str, what: str) -> int:
     unavailable(exchange)
     rest.assert_refused(exchange, rule_id=rule_id, api=API, what=what)
     return int(exchange.status or 0)
+
+
+def answered(exchange: Exchange) -> Any:
+    """The JSON body of a status 200 answer, else None: for answers read as the input of another rule's check."""
+    return exchange.json() if exchange.status == 200 and exchange.is_json() else None
+
+
+def input_of(exchange: Exchange, what: str) -> Any:
+    """The JSON body of an answer a relation reads as its input; skips when it is not served (the route's own rules
+    report that: a relation is not charged with another route's refusal)."""
+    unavailable(exchange)
+    body = answered(exchange)
+    if body is None:
+        pytest.skip(f"{what} is not served (status {exchange.status}): its own rules report it")
+    return body
 
 
 def items_of(operation_id: str, body: Any) -> list[Any]:

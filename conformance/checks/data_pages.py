@@ -177,3 +177,26 @@ def assert_pages_follow(data_walk: DataWalk, one_page: list[Any]) -> None:
         check(first == last + 1, "DATA-PAG-005", f"a {data_walk.operation_id} nextPageToken does not return the "
               f"following page", expected=f"the page to start with item {last + 1} of the list",
               received=f"it starts with item {first}", exchange=exchange)
+
+
+def require_walk(data_walk: DataWalk, rule_id: str, what: str) -> None:
+    """The first page of a walk is served (else `rule_id` fails), and a later page that is not served ends the
+    walk without a verdict here: whether a token returns the next page is DATA-PAG-005's question."""
+    require_first_page(data_walk, rule_id)
+    unavailable(data_walk.walk.last)
+
+
+def assert_every_page(data_walk: DataWalk, rule_id: str, holds: Callable[[dict[str, Any]], bool], *,
+                      summary: str, expected: str, shown: Callable[[dict[str, Any]], Any]) -> int:
+    """Every item of every page the walk read satisfies `holds` (items that are not objects are the shape rules');
+    returns how many items were checked. A filter that holds on the first page and not on the next is this rule's
+    deviation: the page is named in the report."""
+    checked = 0
+    for number_, (exchange, items, _) in enumerate(data_walk.pages(), 1):
+        objects = [item for item in items if isinstance(item, dict)]
+        wrong = [shown(item) for item in objects if not holds(item)]
+        where = f" on page {number_} of a walk" if number_ > 1 else ""
+        check(not wrong, rule_id, f"{summary}{where}", expected=expected, received=f"{wrong[:5]}",
+              exchange=exchange)
+        checked += len(objects)
+    return checked

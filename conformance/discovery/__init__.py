@@ -39,10 +39,14 @@ def discover(http: HttpSession, *, apis: tuple[str, ...], node_url: str | None, 
                      given=given) if node_url or evm_rpc_url else None
     try:
         chains = evm.blockchains() if evm and ("data" in apis or wants_node or "metrics" in apis) else []
+        if primary and "data" in apis:
+            chains = primary.own_network(chains)
         if node and wants_node:
             node.evm_chain(chains)
         if evm and primary and "data" in apis:
             evm.evm(chains, (node.chain_id, node.chain) if node else (evm_chain,))
+            if node and node.chain_id and not given.get("data_evm_chain_id"):
+                _confirm_evm_chain(crawl, client, out, node.chain_id)
             if node and node.chain_id and not evm.known("data_evm_chain_id"):
                 _copy(out, "evm_chain_id", "data_evm_chain_id")
             primary.primary()
@@ -75,6 +79,28 @@ def _wanted(name: str, apis: tuple[str, ...]) -> bool:
     if name == "evm_chain_id":
         return "metrics" in apis
     return bool({"admin", "evm", "validators"} & set(apis))
+
+
+#: What discovery read from the Data API's EVM chain: dropped together when that chain is not confirmed.
+EVM_CHAIN_SLOTS = ("data_evm_chain_id", "data_evm_blockchain_id", "data_evm_address", "data_contract_address",
+                   *EVM_TOKEN_SLOTS)
+
+
+def _confirm_evm_chain(crawl: Crawl, client: RestClient | None, out: Discovery, node_chain: str) -> None:
+    """Keeps an EVM chain read from listBlockchains that is not the node's only when the Data API serves balances on
+    it; otherwise the node's chain replaces it (an identifier taken from one route is confirmed by another before the
+    tests rely on it: a listing that names another network's or no real chain must fail its own rule, not the
+    balance routes' rules through the chain it named)."""
+    found = out.found.get("data_evm_chain_id")
+    if client is None or found is None or found.value == node_chain or found.source != "listBlockchains":
+        return
+    wallet = out.value("data_evm_address") or "0x" + "00" * 20
+    if crawl.rest(client, "getNativeBalance", {"chainId": found.value, "address": wallet}) is not None:
+        return
+    for name in EVM_CHAIN_SLOTS:
+        out.found.pop(name, None)
+    out.notes.append(f"listBlockchains names EVM chain {found.value}, whose balances are not served: the node's "
+                     f"chain {node_chain} is tested instead")
 
 
 def _copy(out: Discovery, source: str, name: str) -> None:

@@ -8,6 +8,8 @@ from conformance.discovery.crawl import Crawl
 from conformance.discovery.record import Discovery
 
 ALIASES = {"p": "p-chain", "x": "x-chain", "c": "c-chain"}
+#: The network each network path segment denotes (fuji and testnet both denote the test network).
+NETWORKS = {"mainnet": "mainnet", "fuji": "testnet", "testnet": "testnet"}
 
 
 class DataPart:

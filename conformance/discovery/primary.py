@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from conformance.checks.data import plain_page_size
 from conformance.clients.rest import RestClient
 from conformance.discovery.crawl import Answer, Crawl, items, strings
-from conformance.discovery.data import ALIASES, DataPart
+from conformance.discovery.data import ALIASES, NETWORKS, DataPart
 from conformance.discovery.evm import EvmChain
 from conformance.discovery.record import Discovery
 from conformance.discovery.tally import BECH32_ADDRESS, CB58, EVM_ADDRESS, NODE_ID, Tally
@@ -131,6 +131,25 @@ class PrimaryCrawl(DataPart):
             subnets.record_top(self.out, "data_primary_subnet_id")
         subnets.record_top(self.out, "data_subnet_id", without=(self.known("data_primary_subnet_id"),))
         self._other_subnet(chosen)
+
+    def own_network(self, chains: list[EvmChain]) -> list[EvmChain]:
+        """The EVM chains listBlockchains names on the tested network that the other network does not name too.
+
+        An identifier is used only once a second route confirms it: a blockchain both networks list is not known
+        to be this network's (a listing that mixes networks is DATA-REL-004's deviation, and an EVM chain read from
+        it would carry that deviation into the tests of the balance routes).
+        """
+        if not chains:
+            return chains
+        other = "fuji" if NETWORKS.get(self.network, self.network) == "mainnet" else "mainnet"
+        answer = self.crawl.rest(self.client, "listBlockchains", {"network": other},
+                                 {"pageSize": plain_page_size("listBlockchains"), "sortOrder": "desc"})
+        theirs = {c.get("blockchainId") for _, c in items(answer.body if answer else None, "blockchains")}
+        kept = [chain for chain in chains if chain.blockchain_id not in theirs]
+        if len(kept) < len(chains):
+            self.out.notes.append(f"listBlockchains on {self.network} names {len(chains) - len(kept)} EVM chains that "
+                                  f"{other} names too: none of them is used")
+        return kept
 
     def _other_subnet(self, chain: EvmChain | None) -> None:
         """Without subnet validations listed: the subnet of L1 validator transactions, else of the EVM chain tested

@@ -124,12 +124,40 @@ def transfer(data: DataWorld, chain: str, kind: str, i: int) -> dict[str, Any]:
     elif kind == "erc721":
         out["erc721Token"] = nft(data, "erc721", chain, 0, 1000 + i, receiver)
     else:
-        out.update(value=str(1 + d[3] % 20), erc1155Token=nft(data, "erc1155", chain, 0, d[4] % 30, None))
+        token_id, _ = data.erc1155_transfer(chain, i)
+        out.update(value=str(1 + d[3] % 20), erc1155Token=nft(data, "erc1155", chain, 0, token_id, None))
     return out
 
 
 def erc20_balance(data: DataWorld, chain: str, k: int, block: int) -> int:
+    """The wallet's balance of ERC-20 token k at `block`: none before the token was deployed; the first token's
+    follows the wallet's transfers of it, which listTokenTransfers lists."""
+    if block < data.deployment_block(chain, data.erc20(chain, k)):
+        return 0
+    if k == 0:
+        return 10**24 + data.wallet_erc20_change(chain, block)
     return 10**15 * (1 + data.n(chain, "bal20", k, below=50_000)) + 10**14 * (1 + k % 7) * (block // 50)
+
+
+def deployment(data: DataWorld, chain: str, address: str) -> tuple[int, str, int, bytes]:
+    """(block, deployer, gas used, digest) of the transaction that deployed a token contract."""
+    d = ids.digest(data.seed, chain, address, "deployment")
+    return data.deployment_block(chain, address), ids.evm_address(data.seed, chain, "deployer", d[4] % 5), \
+        900_000 + d[5] * 1000, d
+
+
+GAS_PRICE = 25_000_000_000
+
+
+def deployer_fees(data: DataWorld, chain: str) -> dict[str, list[tuple[int, int]]]:
+    """Deployer -> (block, fee) of each deployment it paid for, in block order."""
+    def build() -> dict[str, list[tuple[int, int]]]:
+        out: dict[str, list[tuple[int, int]]] = {}
+        for address in data.contracts(chain):
+            block, deployer, gas, _ = deployment(data, chain, address)
+            out.setdefault(deployer, []).append((block, gas * GAS_PRICE))
+        return {deployer: sorted(fees) for deployer, fees in out.items()}
+    return data._cached(("deployer-fees", chain), build)
 
 
 def native_balance(svc: DataService, chain: str, address: str, block: int, code: str) -> dict[str, Any]:
@@ -139,6 +167,9 @@ def native_balance(svc: DataService, chain: str, address: str, block: int, code:
         balance = 5 * 10**18 + 10**13 * (block // 20)
     else:
         balance = 10**12 * ids.number(data.seed, chain, address, "native", below=10**6)
+        fees = deployer_fees(data, chain).get(address)
+        if fees:   # a deployer paid for each deployment in its block
+            balance += 10**21 - sum(fee for at, fee in fees if at <= block)
     usd = usd_price(data, chain, "native")
     return {"name": name, "symbol": symbol, "decimals": 18, "logoUri": f"https://assets.example.org/{symbol}.png",
             "chainId": chain, "price": params.price(usd, code),
@@ -156,16 +187,20 @@ def get_deployment(svc: DataService, call: RestCall) -> dict[str, Any]:
     if address not in data.contracts(chain):
         # not shown: the answer for an address that is not a contract; the reference says it has no deployment
         raise RestError(404, f"{address} is not a contract on chain {chain}")
-    d = ids.digest(data.seed, chain, address, "deployment")
-    block = 1000 + int.from_bytes(d[:4], "big") % (data.head0(chain) // 2)
-    deployer = ids.evm_address(data.seed, chain, "deployer", d[4] % 5)
+    block, deployer, gas, d = deployment(data, chain, address)
     tx_hash = ids.hex_hash(data.seed, chain, address, "deploy-tx")
+    if deviates("deployment-is-latest-transaction"):
+        # the contract's newest transaction (its latest transfer, or the head block) stands for its deployment
+        found = data.contracts(chain)[address]
+        kind = found[0] if found[1] == 0 else None
+        block = data.transfer_block(chain, kind, data.transfer_count(chain, kind) - 1) if kind else data.head(chain)
+        tx_hash = ids.hex_hash(data.seed, chain, address, "latest-tx", block)
     name, symbol = native_token(chain, str(svc.world.evm_chain_id))
     usd = usd_price(data, chain, "native")
     body: dict[str, Any] = {
         "erc20Transfers": [], "erc721Transfers": [], "erc1155Transfers": [],
         "internalTransactions": [{"from": {"address": deployer}, "to": {"address": address}, "internalTxType": "CREATE",
-                                  "value": "0", "isReverted": False, "gasUsed": str(900_000 + d[5] * 1000),
+                                  "value": "0", "isReverted": False, "gasUsed": str(gas),
                                   "gasLimit": "3000000"}],
         "networkTokenDetails": {
             "networkToken": {"name": name, "symbol": symbol, "decimals": 18,
@@ -175,8 +210,8 @@ def get_deployment(svc: DataService, call: RestCall) -> dict[str, Any]:
         "nativeTransaction": {
             "blockNumber": str(block), "blockTimestamp": data.block_time(chain, block),
             "blockHash": ids.hex_hash(data.seed, chain, "block", block), "chainId": chain, "blockIndex": d[6] % 20,
-            "txHash": tx_hash, "txStatus": "1", "txType": 2, "gasLimit": "3000000", "gasUsed": str(900_000 + d[5] * 1000),
-            "gasPrice": "25000000000", "nonce": str(d[7]), "from": {"address": deployer},
+            "txHash": tx_hash, "txStatus": "1", "txType": 2, "gasLimit": "3000000", "gasUsed": str(gas),
+            "gasPrice": str(GAS_PRICE), "nonce": str(d[7]), "from": {"address": deployer},
             "to": address_info(data, chain, address),
             "method": {"callType": "CONTRACT_CREATION", "methodHash": "", "methodName": ""},
             "value": "0", "input": "0x60806040" + d.hex(), "baseFeePerGas": "25000000000",
@@ -245,6 +280,8 @@ def list_erc20_balances(svc: DataService, call: RestCall) -> dict[str, Any]:
         block = _walk_block(svc, call, chain, scope)
         native = native_balance(svc, chain, address, block, code)
     ks = list(range(ERC20_TOKENS)) if address == data.wallet(chain) else []
+    # a token not yet deployed at the block read has no balance to list
+    ks = [k for k in ks if block >= data.deployment_block(chain, data.erc20(chain, k))]
     if spam_filter:
         ks = [k for k in ks if k not in SPAM_POSITIONS]
     elif deviates("spam-inverted"):
@@ -285,8 +322,9 @@ def _nft_balances(svc: DataService, call: RestCall, kind: str, list_name: str) -
     for c, token_id in page:
         item = nft(data, kind, chain, c, token_id, address)
         item["chainId"] = chain
-        if kind == "erc1155":
-            item["balance"] = str(1 + data.n(chain, "bal1155", c, token_id, below=50))
+        if kind == "erc1155":   # the first collection's balances follow the wallet's transfers of it
+            item["balance"] = str(1000 + data.wallet_erc1155_change(chain, token_id, block) if c == 0 else
+                                  1 + data.n(chain, "bal1155", c, token_id, below=50))
         items.append(item)
     return svc.listing(token, nativeTokenBalance=native, **{list_name: items})
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from conformance.reference.calls import RestCall
 from conformance.reference.rest import PageTokens, _untuple
 
+T = TypeVar("T")
 #: Deviations a fault switches on for the request it wraps (see faults/data.py); empty on a clean server.
 DEVIATIONS: ContextVar[frozenset[str]] = ContextVar("data_api_deviations", default=frozenset())
 
@@ -29,6 +30,13 @@ def deviating(name: str) -> Iterator[None]:
 
 def deviates(name: str) -> bool:
     return name in DEVIATIONS.get()
+
+
+def on_first_page(call: RestCall, name: str, value: T) -> T | None:
+    """The value of filter `name` as the items are filtered: None on a page asked by token under the deviation
+    "first-page-only:<name>" (the filter applied to the first page only; the token still names the filtered
+    query, so the walk goes on)."""
+    return None if call.first("pageToken") and deviates(f"first-page-only:{name}") else value
 
 
 class Pager:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.reference.calls import RestCall
 from conformance.reference.data_api import params, shapes
-from conformance.reference.data_api.pages import deviates
+from conformance.reference.data_api.pages import deviates, on_first_page
 from conformance.reference.data_api.world import PRIMARY_NETWORK_ID, Tx, Validation
 from conformance.reference.rest import RestError, query_bool, query_enum, query_int, query_number
 
@@ -48,9 +48,10 @@ def list_utxos(svc: DataService, call: RestCall) -> dict[str, Any]:
     owners = list(addresses)
     if deviates("utxo-owner-ignored"):
         owners += svc.world.data.pool(net)[:3]
+    least = on_first_page(call, "minUtxoAmount", min_amount) or 0
     with svc.world.lock:
         records = [u for a in owners for u in svc.world.data.utxos(net, chain, a)
-                   if u.amount >= (min_amount or 0) and (include_spent or not u.spent)
+                   if u.amount >= least and (include_spent or not u.spent)
                    and (asset_id is None or u.asset == asset_id)]
         if deviates("spent-only"):
             records = [u for u in records if u.spent] if include_spent else records
@@ -81,11 +82,15 @@ def list_transactions(svc: DataService, call: RestCall) -> dict[str, Any]:
         # not shown: txTypes and timestamps without an address filter are "unsupported"; the reference checks
         # them as above and then ignores them
         types, start, end = [], None, None
-    wanted = set(addresses)
+    # deviations: the address switching the filters on and selecting nothing; the validation matched by its L1
+    wanted = set() if deviates("addresses-ignored") else set(addresses)
+    any_validation = deviates("l1-any-validation")
+    kinds = on_first_page(call, "txTypes", types)
     with svc.world.lock:
         txs = svc.world.data.txs(net, chain)
-        picked = [t for t in txs if (not wanted or wanted & t.addresses) and (l1 is None or t.l1_validation == l1)
-                  and (not types or t.tx_type in types) and (start is None or t.ts >= start)
+        picked = [t for t in txs if (not wanted or wanted & t.addresses)
+                  and (l1 is None or t.l1_validation == l1 or (any_validation and t.l1_validation is not None))
+                  and (not kinds or t.tx_type in kinds) and (start is None or t.ts >= start)
                   and (end is None or t.ts <= end)]
     if order == "desc":
         picked.reverse()
@@ -140,12 +145,13 @@ def list_validators(svc: DataService, call: RestCall) -> dict[str, Any]:
         raise RestError(400, "sortBy=delegationFee needs network mainnet and subnetId set to the primary network")
     fee_filter = min_fee is not None or max_fee is not None
     now = int(svc.world.clock.now)
+    kept_status = on_first_page(call, "validationStatus", status)
 
     def keep(v: Validation) -> bool:
         if fee_filter and v.fee is None and not deviates("subnet-fee-null-kept"):
             return False
         remaining = max(0, v.end - now)
-        return ((not node_ids or any(part in v.node for part in node_ids)) and (status is None or v.status == status)
+        return ((not node_ids or any(part in v.node for part in node_ids)) and (kept_status is None or v.status == kept_status)
                 and (subnet is None or v.subnet == subnet)
                 and (v.fee is None or ((min_fee is None or v.fee >= min_fee) and (max_fee is None or v.fee <= max_fee)))
                 and (min_cap is None or v.capacity >= min_cap) and (max_cap is None or v.capacity <= max_cap)
@@ -192,8 +198,10 @@ def validators_by_node(svc: DataService, call: RestCall) -> dict[str, Any]:
     # not shown: the timestamp that orders this list and the default order; startTimestamp, newest first
     order = params.sort_order(call, "desc")
     any_node = deviates("node-ignored")
+    ended = deviates("node-validations-without-completed")   # only the node's current and future validations
     picked = sorted((v for v in svc.world.data.validations(net)
-                     if (any_node or v.node == node) and (status is None or v.status == status)),
+                     if (any_node or v.node == node) and (status is None or v.status == status)
+                     and not (ended and v.status == "completed")),
                     key=_start_key, reverse=order == "desc")
     page, token = svc.pager.page(call, {"net": net, "node": node, "status": status, "sortOrder": order}, picked,
                                  size, key=_start_key, descending=order == "desc")
@@ -215,15 +223,17 @@ def list_vertices(svc: DataService, call: RestCall) -> dict[str, Any]:
     assert height is not None
     size = params.page_size(call, 100, 10)
     order = params.sort_order(call, "desc")
-    indices = list(range(svc.world.data.vertex_count(net, height)))
+    # deviation: the height read as the lowest one, so the next height's vertices follow
+    heights = (height, height + 1) if deviates("vertices-from-height") else (height,)
+    indices = [(h, j) for h in heights for j in range(svc.world.data.vertex_count(net, h))]
     if order == "desc":
         indices.reverse()
 
-    def key(j: int) -> int:
-        return svc.world.data.vertex_time(height, j)
+    def key(at: tuple[int, int]) -> int:
+        return svc.world.data.vertex_time(*at)
     page, token = svc.pager.page(call, {"net": net, "height": height, "sortOrder": order}, indices, size, key=key,
                                  descending=order == "desc")
-    return svc.listing(token, vertices=[shapes.vertex(svc.world.data, net, height, j) for j in page],
+    return svc.listing(token, vertices=[shapes.vertex(svc.world.data, net, h, j) for h, j in page],
                        chainInfo=shapes.chain_info(net, "x"))
 
 
@@ -241,7 +251,8 @@ def blocks_by_node(svc: DataService, call: RestCall) -> dict[str, Any]:
             other = svc.world.data.nodes(net)[1 if node != svc.world.data.nodes(net)[1] else 2]
             blocks = sorted(blocks + svc.world.data.blocks(net, chain, other), key=lambda b: b.ts)
     # not shown: whether the bounds are inclusive; the reference includes blocks at either bound
-    picked = [b for b in reversed(blocks) if (start is None or b.ts >= start) and (end is None or b.ts <= end)]
+    since = on_first_page(call, "startTimestamp", start)
+    picked = [b for b in reversed(blocks) if (since is None or b.ts >= since) and (end is None or b.ts <= end)]
     page, token = svc.pager.page(call, {"net": net, "chain": chain, "node": node, "start": start, "end": end},
                                  picked, size, key=lambda b: (b.ts, b.height, b.node), descending=True)
     return svc.listing(token, blocks=[shapes.block(svc.world.data, net, chain, b) for b in page],

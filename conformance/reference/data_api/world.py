@@ -8,7 +8,7 @@ transfers, and balances that follow the head block), so a walk in progress never
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from conformance.reference import ids
 
@@ -364,6 +364,66 @@ class DataWorld:
             out.update({self.erc1155(chain, k): ("erc1155", k) for k in range(3)})
             return out
         return self._cached(("contracts", chain), build)
+
+    def deployment_block(self, chain: str, address: str) -> int:
+        """The block whose transaction deployed a token contract: long before the first of its transfers."""
+        d = ids.digest(self.seed, chain, address, "deployment")
+        return 1000 + int.from_bytes(d[:4], "big") % (self.head0(chain) // 2)
+
+    def wallet_erc20_change(self, chain: str, block: int) -> int:
+        """What the wallet's transfers of the first ERC-20 token (the one with transfers) added to its balance up to
+        `block`, inclusive: the balance that route answers at a block follows the transfers that route lists."""
+        with self.world.lock:
+            count = self.transfer_count(chain, "erc20")
+            sums = cast(list[int], self._cache.setdefault(("wallet-erc20", chain), [0]))   # sums[i]: before i
+            while len(sums) <= count:
+                i = len(sums) - 1
+                sums.append(sums[-1] + self.wallet_erc20_value(chain, i))
+            low, high = 0, count   # transfers are in block order: the first one after `block`
+            while low < high:
+                middle = (low + high) // 2
+                if self.transfer_block(chain, "erc20", middle) <= block:
+                    low = middle + 1
+                else:
+                    high = middle
+            return sums[low]
+
+    def erc1155_transfer(self, chain: str, i: int) -> tuple[int, int]:
+        """(token ID, what it adds to the wallet's balance of it) of ERC-1155 transfer i: a token of the first
+        collection the wallet holds, sent (odd) or received (even)."""
+        d = ids.digest(self.seed, chain, "erc1155", "transfer", i)
+        value = 1 + d[3] % 20
+        return 100 + 3 * (d[4] % 9), -value if i % 2 else value
+
+    def wallet_erc1155_change(self, chain: str, token_id: int, block: int) -> int:
+        """What the wallet's ERC-1155 transfers of `token_id` (first collection) added to its balance up to `block`."""
+        with self.world.lock:
+            count = self.transfer_count(chain, "erc1155")
+            sums = cast(dict[int, list[int]], self._cache.setdefault(("wallet-erc1155", chain), {}))
+            done = cast(list[int], self._cache.setdefault(("wallet-erc1155-count", chain), [0]))
+            while done[0] < count:   # sums[token][i]: the token's change from transfers before i
+                token, value = self.erc1155_transfer(chain, done[0])
+                for k, running in sums.items():
+                    running.append(running[-1] + (value if k == token else 0))
+                if token not in sums:
+                    sums[token] = [0] * (done[0] + 1) + [value]
+                done[0] += 1
+            low, high = 0, count
+            while low < high:
+                middle = (low + high) // 2
+                if self.transfer_block(chain, "erc1155", middle) <= block:
+                    low = middle + 1
+                else:
+                    high = middle
+            found = sums.get(token_id)
+            return found[low] if found else 0
+
+    def wallet_erc20_value(self, chain: str, i: int) -> int:
+        """What ERC-20 transfer i adds to the wallet's balance: every third is the wallet's, sent (odd) or received."""
+        if i % 3:
+            return 0
+        value = int.from_bytes(ids.digest(self.seed, chain, "erc20", "transfer", i)[3:11], "big")
+        return -value if i % 2 else value
 
     def transfer_count(self, chain: str, kind: str) -> int:
         return TRANSFER_HISTORY[kind] + self.steps

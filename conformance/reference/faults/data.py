@@ -1007,16 +1007,22 @@ class _Drop(_Rewrite):
 
 @register
 class ValidatorsStatusFilterIgnored(_Drop):
-    """listValidators ignores validationStatus."""
+    """listValidators ignores validationStatus (a documented status is still checked, then not applied)."""
     breaks = ("DATA-FLT-001",)
     routes, names = (VALIDATORS,), ("validationStatus",)
+
+    def when(self, call: RestCall) -> bool:
+        return call.first("validationStatus") in STATUSES
 
 
 @register
 class NodeValidatorsStatusFilterIgnored(_Drop):
-    """getValidatorsByNode ignores validationStatus."""
+    """getValidatorsByNode ignores validationStatus (a documented status is still checked, then not applied)."""
     breaks = ("DATA-FLT-002",)
     routes, names = (BY_NODE,), ("validationStatus",)
+
+    def when(self, call: RestCall) -> bool:
+        return call.first("validationStatus") in STATUSES
 
 
 @register
@@ -1099,7 +1105,7 @@ class MinFeeValueIgnored(_Rewrite):
     routes = (VALIDATORS,)
 
     def rewrite(self, call: RestCall) -> RestCall:
-        return _set(call, minFeePercentage="2") if call.first("minFeePercentage") else call
+        return _set(call, minFeePercentage="2") if _within(call.first("minFeePercentage"), 2, 100) else call
 
 
 @register
@@ -1109,7 +1115,15 @@ class MaxFeeValueIgnored(_Rewrite):
     routes = (VALIDATORS,)
 
     def rewrite(self, call: RestCall) -> RestCall:
-        return _set(call, maxFeePercentage="100") if call.first("maxFeePercentage") else call
+        return _set(call, maxFeePercentage="100") if _within(call.first("maxFeePercentage"), 2, 100) else call
+
+
+def _within(raw: str | None, low: float, high: float) -> bool:
+    """Whether a query value is a number in the documented range: a fault of a filter's meaning still checks it."""
+    try:
+        return raw is not None and low <= float(raw) <= high
+    except ValueError:
+        return False
 
 
 class _WithAddresses(_Drop):
@@ -1130,6 +1144,7 @@ class _WithL1Only(_Drop):
 class TransactionsStartIgnored(_WithAddresses):
     """listTransactions with addresses ignores startTimestamp."""
     breaks = ("DATA-FLT-013",)
+    also = ("DATA-LIM-014",)   # a filter ignored is not checked either: -1 is served
     names = ("startTimestamp",)
 
 
@@ -1137,6 +1152,7 @@ class TransactionsStartIgnored(_WithAddresses):
 class TransactionsEndIgnored(_WithAddresses):
     """listTransactions with addresses ignores endTimestamp."""
     breaks = ("DATA-FLT-014",)
+    also = ("DATA-LIM-015",)   # a filter ignored is not checked either: -1 is served
     names = ("endTimestamp",)
 
 
@@ -1144,6 +1160,7 @@ class TransactionsEndIgnored(_WithAddresses):
 class BlocksStartIgnored(_Drop):
     """listBlocksByNode ignores startTimestamp."""
     breaks = ("DATA-FLT-015",)
+    also = ("DATA-LIM-016",)   # a filter ignored is not checked either: -1 is served
     routes, names = (BLOCKS,), ("startTimestamp",)
 
 
@@ -1151,6 +1168,7 @@ class BlocksStartIgnored(_Drop):
 class BlocksEndIgnored(_Drop):
     """listBlocksByNode ignores endTimestamp."""
     breaks = ("DATA-FLT-016",)
+    also = ("DATA-LIM-016",)   # a filter ignored is not checked either: -1 is served
     routes, names = (BLOCKS,), ("endTimestamp",)
 
 
@@ -1263,7 +1281,7 @@ class MinUtxoAmountExclusive(_Rewrite):
     def rewrite(self, call: RestCall) -> RestCall:
         raw = call.first("minUtxoAmount")
         try:
-            return _set(call, minUtxoAmount=_num(float(raw) + 1)) if raw else call
+            return _set(call, minUtxoAmount=_num(float(raw) + 1)) if raw and float(raw) >= 0 else call
         except ValueError:
             return call
 

@@ -28,6 +28,9 @@ from conformance.session import Endpoints
 EXHAUSTIVE = pytest.mark.exhaustive
 #: Pages a walk may fetch in a profile that is not exhaustive.
 QUICK_PAGES = 2
+#: The page size of a filtered walk: small enough that a filter's answer spans more than one page, so that a
+#: filter honoured on the first page only is seen on the next (the walk reads QUICK_PAGES pages in quick).
+FILTER_PAGE = 10
 
 #: The identifiers tests need: discovered by the crawl before the tests (conformance.discovery), or given with
 #: --sample NAME=VALUE, which always wins.
@@ -124,6 +127,14 @@ class DataApi:
         the routes' default requests name chains by the documented aliases)."""
         return self.endpoints.identifiers.given.get(SAMPLES[f"{letter}_chain_id"]) or ALIASES[letter]
 
+    def chain_id(self, letter: str) -> str:
+        """The blockchain ID of the P, X or C chain: given, else the network's well-known ID the spec holds, else
+        discovered. The well-known ID comes before discovery because discovery reads IDs from answers to the very
+        aliases the ID is compared with: an alias served for another chain would name that chain's ID."""
+        given = self.endpoints.identifiers.given.get(SAMPLES[f"{letter}_chain_id"])
+        known = checks.well_known_chain_ids(self.network).get(ALIASES[letter])
+        return given or known or self.need(f"{letter}_chain_id")
+
     @cached_property
     def validator_node_ids(self) -> list[str]:
         """Node IDs listed by listValidators (one page), the node with most validations first."""
@@ -140,6 +151,28 @@ class DataApi:
 
     def address_for(self, operation_id: str) -> str:
         return self.need(ROUTE_ADDRESS.get(operation_id, "evm_address"))
+
+    def deployment(self) -> tuple[Exchange, dict[str, Any], int | None]:
+        """(exchange, nativeTransaction, its block) of getDeployment's default request; skips without a
+        nativeTransaction (DATA-SEM-011 reports that)."""
+        exchange = self.first("getDeployment")
+        body = exchange.json() if exchange.status == 200 and exchange.is_json() else None
+        native = body.get("nativeTransaction") if isinstance(body, dict) else None
+        if not isinstance(native, dict):
+            pytest.skip("getDeployment answers no nativeTransaction")
+        block = checks.number(native.get("blockNumber"))
+        return exchange, native, block if isinstance(block, int) else None
+
+    def transfers_before(self, contract: str, block: int) -> tuple[Exchange, list[dict[str, Any]]] | None:
+        """(exchange, transfers) of the ERC-20 token `contract` listed before `block`; None when the contract is
+        not the ERC-20 token the run knows, whose transfers are the ones documented."""
+        if contract.lower() != (self.sample("erc20_contract") or "").lower():
+            return None
+        exchange = self.once("listTokenTransfers", {"endBlock": block, "pageSize": 10}, address=contract)
+        listed = checks.items_of("listTokenTransfers", checks.answered(exchange))
+        # read by each transfer's own block: a range the target does not apply hides nothing and accuses nothing
+        blocks = [(t, checks.number(t.get("blockNumber"))) for t in listed if isinstance(t, dict)]
+        return exchange, [t for t, at in blocks if isinstance(at, int) and at < block]
 
     def path_value(self, operation_id: str, name: str) -> str:
         """The default value of one path parameter of a route."""
@@ -211,6 +244,18 @@ class DataApi:
         walked = pagination.walk_pages(self.rest, route, query, budget=budget or self.budget,
                                        method=method, json_body=json_body)
         return DataWalk(operation_id, query.get("pageSize"), walked)
+
+    def filtered(self, operation_id: str, params: Mapping[str, Any], *, body: Any = _DEFAULT,
+                 **path: str) -> DataWalk:
+        """The walk of a filtered listing at FILTER_PAGE items a page (unless `params` names a page size), sent once
+        per session: every filter test reads each page of it, since a filter holds on every page or not at all."""
+        query = {"pageSize": FILTER_PAGE, **params}
+        route, sent, json_body = self.request(operation_id, query, body=body, **path)
+        key = json.dumps(["walk", operation_id, route, sorted((k, str(v)) for k, v in sent.items()), json_body,
+                          self.budget], default=str)
+        method = checks.operation(operation_id).method
+        return self._sent.get(key, lambda: DataWalk(operation_id, sent.get("pageSize"), pagination.walk_pages(
+            self.rest, route, sent, budget=self.budget, method=method, json_body=json_body)))
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,7 @@ import pytest
 
 from conformance.checks import check, data as checks, live
 from conformance.clients.http import Exchange
-from conformance.pagination import is_token
-from conformance.suite.data.conftest import DataApi
+from conformance.suite.data.conftest import FILTER_PAGE, DataApi
 
 DEFAULT_PAGE_RULES = {
     "listUtxos": "DATA-DEF-001", "listTransactions": "DATA-DEF-002", "listBlockchains": "DATA-DEF-003",
@@ -55,25 +54,24 @@ def comparable(operation_id: str, body: Any, what: str) -> Any:
 @pytest.mark.parametrize("operation_id", [pytest.param(op, marks=pytest.mark.rule(rule), id=op)
                                           for op, rule in DEFAULT_PAGE_RULES.items()])
 def test_omitted_page_size_is_the_default(data: DataApi, operation_id: str) -> None:
-    """Without pageSize the route serves as many items as with the documented default, and no more."""
+    """Without pageSize the route serves the page pageSize=<documented default> serves: the same items, no more."""
     rule, default = DEFAULT_PAGE_RULES[operation_id], checks.page_size_limits(operation_id)[2]
 
-    def count(exchange: Any) -> int:
-        return len(checks.items_of(operation_id, checks.served(exchange, rule, operation_id)))
+    def items(exchange: Any) -> list[str]:
+        body = checks.served(exchange, rule, f"{operation_id} at {exchange.url}")
+        return [checks.identity(operation_id, item) for item in checks.items_of(operation_id, body)]
     omitted = data.first(operation_id)   # the route's default request, shared with the shape tests
-    seen = count(omitted)
-    ended = not is_token(checks.next_token(omitted.json()))   # an empty or null token ends the list too
-    if seen == default or (seen < default and ended):
-        return  # a full default page, or the whole list on one page: decided without another request
-    before = count(data.call(operation_id, {"pageSize": default}))
-    after = before
-    if seen != before:  # the default answer may predate a live list's growth: read both again, explicit last
-        omitted = data.call(operation_id)
-        seen = count(omitted)
-        after = count(data.call(operation_id, {"pageSize": default}))
-    check(min(before, after) <= seen <= max(before, after) and seen <= default, rule,
-          f"{operation_id} without pageSize does not serve the default page size",
-          expected=f"{before} items, as with pageSize={default}", received=f"{seen} items", exchange=omitted)
+    check(len(items(omitted)) <= default, rule, f"{operation_id} without pageSize serves more than the default",
+          expected=f"at most {default} items", received=f"{len(items(omitted))} items", exchange=omitted)
+    # the explicit default page: the first page of the filter tests' walk where their page size is the default
+    explicit = data.filtered(operation_id, {"pageSize": default}).walk.exchanges[0] if default == FILTER_PAGE \
+        else data.once(operation_id, {"pageSize": default})
+    outcome = live.agree_while_live(lambda: data.call(operation_id, {"pageSize": default}),
+                                    lambda: data.call(operation_id), items, earlier=(explicit, omitted),
+                                    timeline=True)
+    check(outcome.agreed, rule, f"{operation_id} without pageSize does not serve the default page",
+          expected=f"the items of pageSize={default}: {len(outcome.first)} items, {str(outcome.first[:3])[:200]}",
+          received=f"{len(outcome.second)} items, {str(outcome.second[:3])[:200]}", exchange=outcome.exchange)
 
 
 @pytest.mark.parametrize("operation_id", [pytest.param(op, marks=pytest.mark.rule(rule), id=op)
@@ -93,6 +91,16 @@ def test_omitted_currency_is_the_default(data: DataApi, operation_id: str) -> No
     check(not wrong, rule, f"{operation_id} without currency does not use {default}",
           expected=f"currencyCode {default!r}", received="; ".join(f"{p} = {v!r}" for p, v in wrong[:5]),
           exchange=exchange)
+
+    def prices(answer: Exchange) -> Any:
+        return checks.unit_prices(checks.served(answer, rule, f"{operation_id} at {answer.url}"))
+    # The default is the value, not the label: the prices equal those of currency=<default> (read again when a
+    # live price moved between the two reads).
+    outcome = live.agree_while_live(lambda: data.call(operation_id, {"currency": default}),
+                                    lambda: data.call(operation_id), prices, earlier=(None, exchange))
+    check(outcome.agreed, rule, f"{operation_id} without currency states other prices than currency={default}",
+          expected=f"the prices of currency={default}: {str(outcome.first)[:300]}", received=str(outcome.second)[:300],
+          exchange=outcome.exchange)
 
 
 @pytest.mark.parametrize(("rule", "operation_id", "parameter", "what"), [

@@ -1,11 +1,12 @@
-"""EVM filters: block ranges of transfers (startBlock inclusive, endBlock exclusive) and balance filters."""
+"""EVM filters: block ranges of transfers (startBlock inclusive, endBlock exclusive, tried at a transfer's block
+and one block either side), the address and token each transfer route is asked about, and balance filters."""
 from __future__ import annotations
 
 from typing import Any, Callable
 
 import pytest
 
-from conformance.checks import check, data as checks
+from conformance.checks import check, data as checks, data_pages as pages
 from conformance.clients.http import Exchange
 from conformance.pagination import is_token
 from conformance.suite.data.conftest import DataApi, variant
@@ -42,27 +43,36 @@ def keys(operation_id: str, items: list[Any]) -> set[str]:
     return {checks.identity(operation_id, item) for item in items}
 
 
-@pytest.mark.parametrize("operation_id", routes("DATA-FLT-022"))
-def test_start_block_is_inclusive(data: DataApi, operation_id: str) -> None:
-    """With startBlock, transfers start at that block, inclusive."""
-    first = blocks_seen(data, operation_id, "DATA-FLT-022")[0]
-    start = block(first)
-    exchange, items = transfers(data, operation_id, "DATA-FLT-022", {"startBlock": start, "endBlock": start + 1})
-    wrong = [block(i) for i in items if (block(i) or start) < start]
-    check(not wrong and checks.identity(operation_id, first) in keys(operation_id, items), "DATA-FLT-022",
-          f"startBlock={start} does not start at that block inclusive",
-          expected=f"transfers from block {start} on, including those at block {start}",
+#: The block range boundaries, tried around a block `b` that holds a transfer: (rule, startBlock - b, endBlock - b,
+#: whether that transfer is in the range). startBlock is inclusive: a range starting at b holds it, one starting a
+#: block later does not. endBlock is exclusive: a range ending at b + 1 holds it, one ending at b does not.
+BLOCK_BOUNDS = [
+    ("DATA-FLT-022", 0, 2, True),
+    ("DATA-FLT-022", 1, 3, False),
+    ("DATA-FLT-023", -1, 1, True),
+    ("DATA-FLT-023", -1, 0, False),
+]
+
+
+@pytest.mark.parametrize(("rule", "start", "end", "holds"), [
+    pytest.param(*row, marks=pytest.mark.rule(row[0]), id=f"startBlock=b{row[1]:+d}-endBlock=b{row[2]:+d}")
+    for row in BLOCK_BOUNDS])
+@pytest.mark.parametrize("operation_id", TRANSFER_ROUTES)   # a boundary is tried at the boundary in every profile
+def test_block_range_bounds(data: DataApi, operation_id: str, rule: str, start: int, end: int, holds: bool) -> None:
+    """A block range that starts at a transfer's block, or ends one block after it, holds that transfer; one that
+    starts a block later, or ends at its block, does not; and no range returns a transfer outside it."""
+    transfer = blocks_seen(data, operation_id, rule)[0]
+    b = block(transfer)
+    assert b is not None
+    low, high = max(0, b + start), max(0, b + end)
+    exchange, items = transfers(data, operation_id, rule, {"startBlock": low, "endBlock": high})
+    outside = [block(i) for i in items if block(i) is not None and not low <= (block(i) or 0) < high]
+    held = checks.identity(operation_id, transfer) in keys(operation_id, items)
+    check(not outside and held == holds, rule,
+          f"startBlock={low} and endBlock={high} {'leave out' if holds else 'return'} the transfer at block {b}",
+          expected=f"transfers of blocks {low} to {high - 1}, {'including' if holds else 'without'} the one at "
+                   f"block {b} (startBlock inclusive, endBlock exclusive)",
           received=f"blocks {sorted(block(i) for i in items)[:10]}", exchange=exchange)
-
-
-@pytest.mark.parametrize("operation_id", routes("DATA-FLT-023"))
-def test_end_block_is_exclusive(data: DataApi, operation_id: str) -> None:
-    """With endBlock, transfers stop before that block."""
-    end = max(block(i) or 0 for i in blocks_seen(data, operation_id, "DATA-FLT-023"))
-    exchange, items = transfers(data, operation_id, "DATA-FLT-023", {"endBlock": end})
-    wrong = [block(i) for i in items if (block(i) or 0) >= end]
-    check(not wrong, "DATA-FLT-023", f"endBlock={end} returns transfers at or after it",
-          expected=f"blocks below {end}", received=f"blocks {wrong[:5]}", exchange=exchange)
 
 
 @pytest.mark.parametrize(("rule", "parameter"), [
@@ -74,7 +84,11 @@ def test_open_block_range(data: DataApi, operation_id: str, rule: str, parameter
     seen = blocks_seen(data, operation_id, rule)
     numbers = sorted(block(i) or 0 for i in seen)
     bound = numbers[0] if parameter == "startBlock" else numbers[-1]
-    wanted = [i for i in seen if ((block(i) or 0) >= bound if parameter == "startBlock" else (block(i) or 0) < bound)]
+    # the transfers away from the bound: the blocks at and next to it are the boundary rules' (DATA-FLT-022/023)
+    wanted = [i for i in seen if ((block(i) or 0) > bound + 1 if parameter == "startBlock" else
+                                  (block(i) or 0) < bound - 1)]
+    if not wanted:
+        pytest.skip(f"{operation_id} lists no transfer two blocks away from block {bound}")
     walk = data.walk(operation_id, {"pageSize": checks.plain_page_size(operation_id), parameter: bound})
     if not walk.walk.pages:
         checks.served(walk.walk.exchanges[0], rule, f"{operation_id} with {parameter}={bound}")
@@ -96,7 +110,7 @@ BALANCE_FILTERS = [
 @pytest.mark.parametrize(("rule", "operation_id", "parameter"), [
     pytest.param(*case, marks=pytest.mark.rule(case[0]), id=case[1]) for case in BALANCE_FILTERS])
 def test_contract_filter(data: DataApi, rule: str, operation_id: str, parameter: str) -> None:
-    """A contract filter returns only balances of the named contracts."""
+    """A contract filter returns the balances of each named contract the unfiltered answer holds, and no other."""
     items = checks.items_of(operation_id, checks.served(data.first(operation_id), rule, operation_id))
     contracts = list(dict.fromkeys(str(i["address"]) for i in items if isinstance(i, dict) and i.get("address")))
     if not contracts:
@@ -108,6 +122,10 @@ def test_contract_filter(data: DataApi, rule: str, operation_id: str, parameter:
              not in allowed]
     check(not wrong, rule, f"{parameter} returns balances of other contracts", expected=f"only {wanted}",
           received=f"addresses {wrong[:5]}", exchange=exchange)
+    returned = {str(i.get("address", "")).lower() for i in found if isinstance(i, dict)}
+    missing = [c for c in wanted if c.lower() not in returned]
+    check(not missing, rule, f"{parameter} leaves out named contracts whose balances the route lists",
+          expected=f"balances of each of {wanted}", received=f"none of {missing}", exchange=exchange)
 
 
 def erc20_addresses(data: DataApi, spam: bool) -> tuple[Exchange, set[str], list[Any]]:
@@ -141,3 +159,39 @@ def test_spam_tokens_are_recorded(data: DataApi, observe: Callable[[str, Any], N
     removed = [i for i in items if isinstance(i, dict) and str(i.get("address")).lower() not in filtered]
     observe("DATA-FLT-030", {"removed": len(removed),
                              "reputations": sorted({str(i.get("tokenReputation")) for i in removed})})
+
+
+def party(item: Any, side: str) -> str | None:
+    info = item.get(side) if isinstance(item, dict) else None
+    address = info.get("address") if isinstance(info, dict) else None
+    return address.lower() if isinstance(address, str) else None
+
+
+@pytest.mark.rule("DATA-FLT-044")
+@pytest.mark.parametrize("operation_id", ["listErc721Transactions", "listErc1155Transactions"])
+def test_transfers_of_the_address(data: DataApi, operation_id: str) -> None:
+    """The address's ERC-721 and ERC-1155 transfers are each from or to the address, on every page."""
+    address = data.address_for(operation_id).lower()
+    walk = data.filtered(operation_id, {})
+    pages.require_walk(walk, "DATA-FLT-044", operation_id)
+    pages.assert_every_page(
+        walk, "DATA-FLT-044", lambda t: address in (party(t, "from"), party(t, "to"))
+        or (party(t, "from"), party(t, "to")) == (None, None),
+        summary=f"{operation_id} returns transfers between other addresses",
+        expected=f"transfers from or to {address}", shown=lambda t: (party(t, "from"), party(t, "to")))
+
+
+@pytest.mark.rule("DATA-FLT-045")
+def test_token_transfers_are_of_the_token(data: DataApi) -> None:
+    """listTokenTransfers of an ERC-20 contract returns only transfers whose erc20Token is that contract."""
+    contract = data.address_for("listTokenTransfers").lower()
+    walk = data.filtered("listTokenTransfers", {})
+    pages.require_walk(walk, "DATA-FLT-045", "listTokenTransfers")
+
+    def token(item: dict) -> str | None:
+        found = item.get("erc20Token")
+        address = found.get("address") if isinstance(found, dict) else None
+        return address.lower() if isinstance(address, str) else None
+    pages.assert_every_page(walk, "DATA-FLT-045", lambda t: token(t) in (None, contract),
+                            summary="listTokenTransfers returns transfers of other tokens",
+                            expected=f"erc20Token.address {contract}", shown=token)

@@ -1,4 +1,5 @@
-"""Validator filters: validationStatus, nodeIds, subnetId and the fee percentage filters keep only what they name."""
+"""Validator filters: validationStatus, nodeIds, subnetId and the fee percentage filters keep only what they name,
+on every page a walk reads; and a validation listed by listValidators is found again under its node."""
 from __future__ import annotations
 
 from collections import Counter
@@ -6,7 +7,8 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance.checks import check, data as checks
+from conformance.checks import check, data as checks, data_pages as pages
+from conformance.checks.data_pages import DataWalk
 from conformance.clients.http import Exchange
 from conformance.suite.data.conftest import DataApi, variant
 
@@ -20,10 +22,17 @@ def validators(data: DataApi, rule: str, params: dict[str, Any], **path: str) ->
     return exchange, [v for v in checks.items_of("listValidators", body) if isinstance(v, dict)]
 
 
-def assert_all(rule: str, items: list[dict], holds: Callable[[dict], bool], summary: str, expected: str,
-               exchange: Exchange, member: str) -> None:
-    wrong = [item.get(member) for item in items if not holds(item)]
-    check(not wrong, rule, summary, expected=expected, received=f"{member} values {wrong[:5]}", exchange=exchange)
+def filtered(data: DataApi, operation_id: str, rule: str, params: dict[str, Any], **path: str) -> DataWalk:
+    """The walk of the route with the filter (every page a filter test reads); its first page must be served."""
+    walk = data.filtered(operation_id, params, **path)
+    pages.require_walk(walk, rule, f"{operation_id} with {params}")
+    return walk
+
+
+def every_page(rule: str, walk: DataWalk, holds: Callable[[dict], bool], summary: str, expected: str,
+               member: str) -> None:
+    pages.assert_every_page(walk, rule, holds, summary=summary, expected=expected,
+                            shown=lambda item: {member: item.get(member)})
 
 
 def fee(item: dict) -> float | None:
@@ -40,30 +49,27 @@ def statuses() -> list[object]:
 @pytest.mark.parametrize("status", statuses())
 def test_list_validators_status_filter(data: DataApi, status: str) -> None:
     """listValidators with validationStatus returns only validators of that status."""
-    exchange, items = validators(data, "DATA-FLT-001", {"validationStatus": status})
-    assert_all("DATA-FLT-001", items, lambda v: v.get("validationStatus", status) == status,
-               f"validationStatus={status} returns other statuses", f"only {status}", exchange, "validationStatus")
+    walk = filtered(data, "listValidators", "DATA-FLT-001", {"validationStatus": status})
+    every_page("DATA-FLT-001", walk, lambda v: v.get("validationStatus", status) == status,
+               f"validationStatus={status} returns other statuses", f"only {status}", "validationStatus")
 
 
 @pytest.mark.rule("DATA-FLT-002")
 @pytest.mark.parametrize("status", statuses())
 def test_validators_by_node_status_filter(data: DataApi, status: str) -> None:
     """getValidatorsByNode with validationStatus returns only validations of that status."""
-    exchange = data.once("getValidatorsByNode", {"validationStatus": status, "pageSize": MAX})
-    items = checks.items_of("getValidatorsByNode", checks.served(exchange, "DATA-FLT-002", "getValidatorsByNode"))
-    assert_all("DATA-FLT-002", [v for v in items if isinstance(v, dict)],
-               lambda v: v.get("validationStatus", status) == status,
-               f"validationStatus={status} returns other statuses", f"only {status}", exchange, "validationStatus")
+    walk = filtered(data, "getValidatorsByNode", "DATA-FLT-002", {"validationStatus": status})
+    every_page("DATA-FLT-002", walk, lambda v: v.get("validationStatus", status) == status,
+               f"validationStatus={status} returns other statuses", f"only {status}", "validationStatus")
 
 
 @pytest.mark.rule("DATA-FLT-037")
 def test_validators_by_node_are_of_that_node(data: DataApi) -> None:
     """getValidatorsByNode returns only validations of the node in the path."""
     node = data.node_id()
-    exchange = data.once("getValidatorsByNode", {"pageSize": MAX}, nodeId=node)
-    items = checks.items_of("getValidatorsByNode", checks.served(exchange, "DATA-FLT-037", "getValidatorsByNode"))
-    assert_all("DATA-FLT-037", [v for v in items if isinstance(v, dict)], lambda v: v.get("nodeId", node) == node,
-               "validations of other nodes are returned", f"only nodeId {node}", exchange, "nodeId")
+    walk = filtered(data, "getValidatorsByNode", "DATA-FLT-037", {}, nodeId=node)
+    every_page("DATA-FLT-037", walk, lambda v: v.get("nodeId", node) == node,
+               "validations of other nodes are returned", f"only nodeId {node}", "nodeId")
 
 
 def node_part(node: str) -> str:
@@ -76,20 +82,20 @@ def node_part(node: str) -> str:
 def test_node_ids_filter_matches_substrings(data: DataApi) -> None:
     """listValidators with nodeIds returns only validators whose nodeId contains the value."""
     part = node_part(data.node_id())   # the value the part-of-an-ID test sends too
-    exchange, items = validators(data, "DATA-FLT-003", {"nodeIds": part})
-    assert_all("DATA-FLT-003", items, lambda v: part in str(v.get("nodeId", part)),
-               "nodeIds returns nodes that do not contain the value", f"node IDs containing {part!r}", exchange,
-               "nodeId")
+    walk = filtered(data, "listValidators", "DATA-FLT-003", {"nodeIds": part})
+    every_page("DATA-FLT-003", walk, lambda v: part in str(v.get("nodeId", part)),
+               "nodeIds returns nodes that do not contain the value", f"node IDs containing {part!r}", "nodeId")
 
 
 @pytest.mark.rule("DATA-FLT-004")
 def test_node_ids_part_finds_the_node(data: DataApi) -> None:
     """listValidators with nodeIds set to part of a listed node ID returns that node."""
     node = data.node_id()
-    exchange, items = validators(data, "DATA-FLT-004", {"nodeIds": node_part(node)})
-    check(node in {v.get("nodeId") for v in items}, "DATA-FLT-004", "a node is not found by part of its ID",
-          expected=f"{node} among the validators", received=sorted({str(v.get("nodeId")) for v in items})[:5],
-          exchange=exchange)
+    walk = filtered(data, "listValidators", "DATA-FLT-004", {"nodeIds": node_part(node)})
+    found = {v.get("nodeId") for v in walk.items if isinstance(v, dict)}
+    check(node in found, "DATA-FLT-004", "a node is not found by part of its ID",
+          expected=f"{node} among the validators", received=sorted(map(str, found))[:5],
+          exchange=walk.walk.exchanges[0])
 
 
 @pytest.mark.rule("DATA-FLT-005")
@@ -132,9 +138,9 @@ def subnets(data: DataApi) -> tuple[str | None, str]:
 def test_subnet_filter(data: DataApi) -> None:
     """listValidators with subnetId returns only validators of that subnet."""
     _, subnet = subnets(data)
-    exchange, items = validators(data, "DATA-FLT-006", {"subnetId": subnet})
-    assert_all("DATA-FLT-006", items, lambda v: v.get("subnetId", subnet) == subnet,
-               "subnetId returns validators of other subnets", f"only subnet {subnet}", exchange, "subnetId")
+    walk = filtered(data, "listValidators", "DATA-FLT-006", {"subnetId": subnet})
+    every_page("DATA-FLT-006", walk, lambda v: v.get("subnetId", subnet) == subnet,
+               "subnetId returns validators of other subnets", f"only subnet {subnet}", "subnetId")
 
 
 @pytest.mark.rule("DATA-FLT-007")
@@ -156,14 +162,13 @@ def test_without_subnet_all_subnets_are_returned(data: DataApi) -> None:
     pytest.param("DATA-FLT-009", "maxFeePercentage", 100, marks=pytest.mark.rule("DATA-FLT-009"), id="max")])
 def test_fee_filter_excludes_subnet_validations(data: DataApi, rule: str, parameter: str, value: int) -> None:
     """A populated fee filter returns no subnet validation (their fee percentage is null)."""
-    exchange, items = validators(data, rule, {parameter: value})
+    walk = filtered(data, "listValidators", rule, {parameter: value})
     primary = data.sample("primary_subnet_id")
-    assert_all(rule, items, lambda v: not ("delegationFee" in v and v["delegationFee"] is None),
-               f"{parameter} returns validations with a null fee", "no subnet validation", exchange, "delegationFee")
+    every_page(rule, walk, lambda v: not ("delegationFee" in v and v["delegationFee"] is None),
+               f"{parameter} returns validations with a null fee", "no subnet validation", "delegationFee")
     if primary:
-        assert_all(rule, items, lambda v: v.get("subnetId", primary) == primary,
-                   f"{parameter} returns subnet validations", "only primary network validations", exchange,
-                   "subnetId")
+        every_page(rule, walk, lambda v: v.get("subnetId", primary) == primary,
+                   f"{parameter} returns subnet validations", "only primary network validations", "subnetId")
 
 
 @pytest.mark.parametrize(("rule", "parameter"), [
@@ -175,10 +180,10 @@ def test_fee_filter_bounds_the_fee(data: DataApi, rule: str, parameter: str) -> 
     fees = sorted(f for f in map(fee, seen) if f is not None)
     bound = fees[len(fees) // 2] if fees else 10.0
     bound = min(max(bound, 2.0), 100.0)
-    exchange, items = validators(data, rule, {parameter: bound})
+    walk = filtered(data, "listValidators", rule, {parameter: bound})
     within = (lambda f: f >= bound) if parameter.startswith("min") else (lambda f: f <= bound)
-    assert_all(rule, items, lambda v: fee(v) is None or within(fee(v)), f"{parameter}={bound} returns fees beyond it",
-               f"delegationFee {'>=' if parameter.startswith('min') else '<='} {bound}", exchange, "delegationFee")
+    every_page(rule, walk, lambda v: fee(v) is None or within(fee(v)), f"{parameter}={bound} returns fees beyond it",
+               f"delegationFee {'>=' if parameter.startswith('min') else '<='} {bound}", "delegationFee")
 
 
 @pytest.mark.rule("DATA-FLT-012")
@@ -193,3 +198,37 @@ def test_range_filters_are_recorded(data: DataApi, observe: Callable[[str, Any],
         seen[str(params or "none")] = len(checks.items_of("listValidators", exchange.json())) \
             if exchange.status == 200 else exchange.status
     observe("DATA-FLT-012", seen)
+
+
+def same_validation(listed: dict, found: dict) -> bool:
+    """Whether two validator items are the same validation: by txHash where both carry one, else by its period."""
+    if isinstance(listed.get("txHash"), str) and isinstance(found.get("txHash"), str):
+        return listed["txHash"] == found["txHash"]
+    return (listed.get("startTimestamp"), listed.get("endTimestamp")) == \
+        (found.get("startTimestamp"), found.get("endTimestamp"))
+
+
+@pytest.mark.rule("DATA-REL-001")
+def test_listed_validation_is_found_under_its_node(data: DataApi) -> None:
+    """Each primary network validation listValidators lists for a node is returned by getValidatorsByNode for it."""
+    node = data.node_id()
+    # the listing the node was discovered from (whether it is served is the listValidators rules' question)
+    listing = checks.input_of(data.once("listValidators", {"pageSize": MAX}), "listValidators")
+    items = [v for v in checks.items_of("listValidators", listing) if isinstance(v, dict)]
+    primary = data.sample("primary_subnet_id")
+    # Subnet validations aside: which subnets the node's own listing covers is not shown.
+    listed = [v for v in items if v.get("nodeId") == node and
+              (v.get("subnetId") == primary if primary else isinstance(v.get("delegationFee"), str))]
+    if not listed:
+        pytest.skip(f"listValidators lists no primary network validation of {node}")
+    walk = data.filtered("getValidatorsByNode", {"pageSize": MAX}, nodeId=node)
+    checks.input_of(walk.walk.exchanges[0], f"getValidatorsByNode of {node}")
+    found = [v for v in walk.items if isinstance(v, dict)]
+    missing = [v for v in listed if not any(same_validation(v, f) for f in found)]
+    if missing and not walk.ended:
+        pytest.skip(f"the validations of {node} did not end within {len(walk.walk.exchanges)} pages")
+    check(not missing, "DATA-REL-001", f"getValidatorsByNode leaves out validations listValidators lists for {node}",
+          expected=f"the {len(listed)} validations listed for {node}, among them "
+                   f"{[(v.get('txHash'), v.get('validationStatus')) for v in missing[:3]]}",
+          received=f"{len(found)} validations: {[(v.get('txHash'), v.get('validationStatus')) for v in found[:5]]}",
+          exchange=walk.walk.exchanges[0])

@@ -27,7 +27,7 @@ ORDERED = {
 }
 TIMESTAMP_ORDER = ("listTransactions", "listBlockchains", "listVerticesByHeight")   # DATA-PAG-008 and 009
 #: The ordered walks quick sends (in both orders): they are also the walks of the sortBy and sortOrder tests.
-QUICK_ORDERED = ("listBlockchains", "listValidators")
+QUICK_ORDERED = ("listBlockchains", "listValidators", "listTransactions", "listVerticesByHeight")
 
 
 def routes(rule: str, all_routes: Any, quick: Any) -> list[Any]:
@@ -116,6 +116,20 @@ def test_page_carries_token_when_more_data_exists(walks: Walks, operation_id: st
     pages.require_first_page(walk, "DATA-PAG-003")
     exchange, _, _ = walk.pages()[0]
     pages.assert_token_when_more(exchange, walk.walk.pages[0], count, operation_id)
+
+
+@pytest.mark.rule("DATA-PAG-003")
+@pytest.mark.parametrize("operation_id", LIST_ROUTES)
+def test_one_item_page_carries_token_when_two_exist(data: DataApi, operation_id: str) -> None:
+    """A page of pageSize=1 carries nextPageToken when a page of pageSize=2 holds two items (the pages the page
+    size bound test asks for, on every route: no request of its own)."""
+    larger = data.once(operation_id, {"pageSize": 2})   # asked first: a list only grows
+    small = data.once(operation_id, {"pageSize": 1})
+    count = len(checks.items_of(operation_id, checks.served(larger, "DATA-PAG-003", f"{operation_id} pageSize=2")))
+    body = checks.served(small, "DATA-PAG-003", f"{operation_id} pageSize=1")
+    if count < 2:
+        pytest.skip(f"{operation_id} lists fewer than two items")
+    pages.assert_token_when_more(small, body, count, operation_id)
 
 
 @pytest.mark.parametrize("operation_id", routes("DATA-PAG-004", LIST_ROUTES, QUICK_ENDING))

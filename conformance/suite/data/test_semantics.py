@@ -64,7 +64,7 @@ def test_fuji_and_testnet_are_the_same_network(data: DataApi, operation_id: str)
                                    for chain in ("p-chain", "c-chain", "p_chain_id", "c_chain_id")])
 def test_vertices_refuse_other_chains(data: DataApi, observe: Callable[[str, Any], None], chain: str) -> None:
     """listVerticesByHeight refuses the P-Chain and C-Chain, by ID or alias."""
-    blockchain = data.need(chain) if chain.endswith("_id") else chain
+    blockchain = data.chain_id(chain[0]) if chain.endswith("_id") else chain
     exchange = data.once("listVerticesByHeight", blockchainId=blockchain)
     observe("DATA-SEM-004", {"chain": chain, "status": exchange.status})
     checks.refused(exchange, "DATA-SEM-002", f"listVerticesByHeight on {blockchain}")
@@ -75,7 +75,7 @@ def test_vertices_refuse_other_chains(data: DataApi, observe: Callable[[str, Any
                                    for chain in ("x-chain", "x_chain_id", "x_chain_vertex_id")])
 def test_vertices_accept_the_x_chain(data: DataApi, chain: str) -> None:
     """listVerticesByHeight accepts the X-Chain ID, its vertex-era ID and x-chain."""
-    blockchain = data.need(chain) if chain.endswith("_id") else chain
+    blockchain = data.chain_id("x") if chain == "x_chain_id" else data.need(chain) if chain.endswith("_id") else chain
     checks.served(data.once("listVerticesByHeight", blockchainId=blockchain), "DATA-SEM-003",
                   f"listVerticesByHeight on {blockchain}")
 
@@ -101,13 +101,17 @@ def _bare(address: str) -> str:
     return address[2:] if len(address) > 2 and address[1] == "-" else address
 
 
-@pytest.mark.parametrize("operation_id", routes("DATA-SEM-006", ["listUtxos", "listTransactions",
-                                                                "listVerticesByHeight", "listBlocksByNode"],
-                                                "listTransactions"))
-def test_alias_is_the_chain(data: DataApi, operation_id: str) -> None:
-    """An alias returns the same data as the chain ID it stands for."""
-    letter = ROUTE_CHAIN[operation_id]
-    chain_id = data.need(f"{letter}_chain_id")
+#: (route, chain) pairs the aliases are compared on: quick compares each alias on the route every chain serves.
+ALIAS_CASES = [("listTransactions", letter) for letter in "pxc"] + [
+    ("listUtxos", "p"), ("listVerticesByHeight", "x"), ("listBlocksByNode", "p")]
+
+
+@pytest.mark.rule("DATA-SEM-006")
+@pytest.mark.parametrize(("operation_id", "letter"), [
+    variant(op, letter, quick=op == "listTransactions", id=f"{op}-{ALIASES[letter]}") for op, letter in ALIAS_CASES])
+def test_alias_is_the_chain(data: DataApi, operation_id: str, letter: str) -> None:
+    """An alias returns the same data as the well-known chain ID it stands for (not merely some data)."""
+    chain_id = data.chain_id(letter)
     same_answer(data, "DATA-SEM-006", operation_id, {"blockchainId": ALIASES[letter]}, {"blockchainId": chain_id},
                 {"pageSize": 5})
 
@@ -148,7 +152,12 @@ def test_c_chain_accepts_evm_addresses(data: DataApi) -> None:
                   "DATA-SEM-009", "listTransactions on the C-Chain with a 0x address")
 
 
-@pytest.mark.parametrize("operation_id", routes("DATA-SEM-010", EVM_ROUTES, "getDeployment"))
+#: The EVM routes quick compares by both chain IDs: the deployment and the balances most clients read.
+QUICK_EVM_ROUTES = ("getDeployment", "getNativeBalance", "listErc20Balances")
+
+
+@pytest.mark.rule("DATA-SEM-010")
+@pytest.mark.parametrize("operation_id", [variant(op, quick=op in QUICK_EVM_ROUTES, id=op) for op in EVM_ROUTES])
 def test_blockchain_id_is_the_evm_chain(data: DataApi, operation_id: str) -> None:
     """An EVM chain's blockchain ID as chainId returns the same data as its EVM chain ID."""
     chain_id = data.need("evm_chain_id")
@@ -173,6 +182,15 @@ def test_deployment_is_the_native_transaction(data: DataApi) -> None:
         check(str(native.get("txHash")).lower() == expected.lower(), "DATA-SEM-011",
               "getDeployment returns another transaction", expected=expected, received=native.get("txHash"),
               exchange=exchange)
+    _, _, deployed = data.deployment()
+    contract = data.address_for("getDeployment")
+    # A token emits no transfer before the block that created it: a transfer listed before the deployment's block
+    # says the transaction returned is not the one that deployed the contract.
+    before = data.transfers_before(contract, deployed) if deployed is not None else None
+    if before is not None:
+        check(not before[1], "DATA-SEM-011", "getDeployment returns a transaction later than the contract's transfers",
+              expected=f"the deploying transaction: no transfer of {contract} before its block {deployed}",
+              received=f"transfers at blocks {[t.get('blockNumber') for t in before[1][:5]]}", exchange=exchange)
 
 
 @pytest.mark.rule("DATA-SEM-012")
@@ -205,6 +223,19 @@ def test_prices_use_the_requested_currency(data: DataApi, operation_id: str, cur
     wrong = [(p, v) for p, v in codes if v.lower() != currency]
     check(not wrong, "DATA-SEM-013", f"Price values do not use currency={currency}",
           expected=f"currencyCode {currency!r}", received="; ".join(f"{p} = {v!r}" for p, v in wrong[:5]),
+          exchange=exchange)
+    default = checks.operation(operation_id).schema_of("currency")["default"]
+    if currency == default:
+        return
+    # The value is stated in the currency too, not only labelled with it: no two currencies trade at exactly one to
+    # one, so a non-zero unit price equal to the default currency's is a price that was not converted.
+    usd = checks.served(data.once(operation_id, {"currency": default}), "DATA-SEM-013",
+                        f"{operation_id} with currency={default}")
+    theirs = {path: value for path, _, value in checks.unit_prices(usd)}
+    same = [(path, value) for path, _, value in checks.unit_prices(body)
+            if checks.number(value) and checks.number(value) == checks.number(theirs.get(path))]
+    check(not same, "DATA-SEM-013", f"Price values with currency={currency} are the {default} values",
+          expected=f"unit prices converted to {currency}", received="; ".join(f"{p} = {v!r}" for p, v in same[:5]),
           exchange=exchange)
 
 
