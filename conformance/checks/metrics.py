@@ -41,6 +41,31 @@ def metric_intervals() -> dict[str, tuple[str, ...]]:
     return {name: tuple(intervals) for name, intervals in _operation(METRIC_ROUTE)["x-metric-intervals"].items()}
 
 
+def _relations() -> dict[str, Any]:
+    return _operation(METRIC_ROUTE)["x-metric-relations"]
+
+
+def additive_metrics() -> tuple[str, ...]:
+    """Counts of events: a longer period's value is the sum of its shorter periods' (x-metric-relations)."""
+    return tuple(_relations()["additive"])
+
+
+def distinct_metrics() -> tuple[str, ...]:
+    """Counts of distinct addresses: a longer period's value lies between its largest shorter period's and their
+    sum (x-metric-relations)."""
+    return tuple(_relations()["distinct"])
+
+
+def cumulative_metrics() -> dict[str, dict[str, str]]:
+    """Cumulative metric -> {per: its per-day metric, through: start | end, count: sum | distinct}."""
+    return {name: dict(relation) for name, relation in _relations()["cumulative"].items()}
+
+
+def at_most_pairs(*, recorded: bool = False) -> tuple[tuple[str, str], ...]:
+    """(smaller, larger) metric pairs of one period: decided, or (`recorded`) only recorded."""
+    return tuple((smaller, larger) for smaller, larger in _relations()["recorded-at-most" if recorded else "at-most"])
+
+
 def metric_names() -> tuple[str, ...]:
     return tuple(_parameter("metric")["enum"])
 
@@ -53,6 +78,19 @@ def page_size_bounds() -> tuple[int, int, int]:
     """(minimum, maximum, default) of pageSize."""
     schema = _parameter("pageSize")
     return schema["minimum"], schema["maximum"], schema["default"]
+
+
+def query_bounds() -> dict[str, dict[str, int]]:
+    """Query parameter -> its documented bounds ({"minimum": ..., "maximum": ...}), for every bounded integer."""
+    document = specs.openapi(API)
+    out: dict[str, dict[str, int]] = {}
+    for parameter in _operation(METRIC_ROUTE)["parameters"]:
+        resolved = specs.resolve(document, parameter)
+        schema = specs.resolve(document, resolved["schema"])
+        bounds = {edge: schema[edge] for edge in ("minimum", "maximum") if edge in schema}
+        if resolved["in"] == "query" and schema.get("type") == "integer" and bounds:
+            out[resolved["name"]] = bounds
+    return out
 
 
 def small_page_size() -> int:

@@ -41,6 +41,9 @@ def variant(cls: type[Variant]) -> type[Variant]:
 
 
 def all_variants() -> list[type[Variant]]:
+    # The Metrics API's variants live beside its reference, and register themselves when imported.
+    import conformance.reference.metrics_api.variants  # noqa: F401
+
     return list(VARIANTS.values())
 
 
@@ -49,7 +52,7 @@ class BrandedRulesMember(Variant, _Result):
     """eth_getActiveRulesAt names networkRules after the network's brand, as nodes do."""
 
     methods = ("eth_getActiveRulesAt",)
-    reads = ("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-025", "RPC-EVM-026", "RPC-EVM-027")
+    reads = ("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-025", "RPC-EVM-026", "RPC-EVM-027", "RPC-EVM-037")
     allowed_by = "the identifier of this member carries a neutral word in place of the network's brand name"
 
     def patch(self, result: Any, call: RpcCall) -> Any:
@@ -65,7 +68,7 @@ class ChainConfigLeavesOutEmptyMembers(Variant, _Result):
     methods = ("eth_getChainConfig", "eth_getActivePrecompilesAt")
     reads = ("RPC-EVM-008", "RPC-EVM-009", "RPC-EVM-010", "RPC-EVM-011", "RPC-EVM-012", "RPC-EVM-013",
              "RPC-EVM-014", "RPC-EVM-015", "RPC-EVM-016", "RPC-EVM-017", "RPC-EVM-018", "RPC-EVM-019",
-             "RPC-EVM-020", "RPC-EVM-021", "RPC-EVM-028", "RPC-EVM-029", "RPC-ENV-014")
+             "RPC-EVM-020", "RPC-EVM-021", "RPC-EVM-028", "RPC-EVM-029", "RPC-ENV-014", "RPC-EVM-038")
     allowed_by = "the chain config table gives each member's type, not that it is always present"
 
     def patch(self, result: Any, call: RpcCall) -> Any:
@@ -120,7 +123,7 @@ class OmittedRequiredParamsRefused(Variant):
     """Standard eth methods refuse a call that leaves out a parameter the execution-apis require, as geth-based
     nodes, ganache and hardhat do ("missing value for required argument")."""
 
-    reads = tuple(f"RPC-ETH-{n:03d}" for n in range(1, 22))
+    reads = tuple(f"RPC-ETH-{n:03d}" for n in range(1, 25))
     allowed_by = "the document invokes the standard Ethereum methods, whose specification requires these parameters"
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
@@ -137,7 +140,7 @@ class OmittedRequiredParamsRefused(Variant):
 class UnknownValidatorIsAnError(Variant):
     """validators.getCurrentValidators refuses a nodeIDs list naming a node that is not a current validator."""
 
-    reads = ("RPC-VAL-013", "RPC-VAL-014", "RPC-VAL-015", "RPC-VAL-016", "RPC-VAL-017")
+    reads = ("RPC-VAL-013", "RPC-VAL-014", "RPC-VAL-015", "RPC-VAL-016", "RPC-VAL-017", "RPC-VAL-019")
     allowed_by = "RPC-VAL-017: what a node ID that is not a current validator gives is not shown"
     # An operator may name their own node, which need not be a validator.
     samples = {"validator_node_id": "NodeID-111111111111111111116DBWJs"}
@@ -180,7 +183,7 @@ class NodeErrorsAllServerError(Variant):
              "RPC-ENV-010", "RPC-ENV-011", "RPC-ENV-015", "RPC-ENV-016", "RPC-ENV-017", "RPC-IDX-004", "RPC-IDX-005",
              "RPC-IDX-006", "RPC-IDX-015", "RPC-IDX-016", "RPC-IDX-024", "RPC-IDX-025", "RPC-IDX-026", "RPC-IDX-027",
              "RPC-IDX-029", "RPC-IDX-041", "RPC-ADM-006", "RPC-ADM-019", "RPC-EVM-033", "RPC-EVM-034", "RPC-EVM-035",
-             "RPC-VAL-001", "RPC-VAL-017")
+             "RPC-VAL-001", "RPC-VAL-017", "RPC-IDX-042", "RPC-IDX-044")
     allowed_by = "Shape of the JSON-RPC error object and its codes: not shown."
 
     def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
@@ -195,7 +198,7 @@ class ContainerTimesInLocalOffset(Variant, _Containers):
     """Container timestamps are written as Go writes a local time: nanoseconds and an offset such as -07:00."""
 
     reads = ("RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012", "RPC-IDX-013", "RPC-IDX-014", "RPC-IDX-017", "RPC-IDX-018",
-             "RPC-IDX-019", "RPC-IDX-027", "RPC-IDX-028")
+             "RPC-IDX-019", "RPC-IDX-027", "RPC-IDX-028", "RPC-IDX-042", "RPC-IDX-043", "RPC-IDX-044")
     allowed_by = "timestamp: RFC 3339 with fractional seconds and a UTC offset or Z"
     offset = dt.timezone(-dt.timedelta(hours=7))
 
@@ -413,3 +416,4 @@ class EmptyTokenOnLastPage(_DataAnswers):
     def change(self, body: dict[str, Any], call: RestCall) -> None:
         if body.get("nextPageToken") is None:
             body["nextPageToken"] = ""
+

@@ -265,6 +265,30 @@ PROBES: dict[str, Any] = {
     "AvgTpsTimestampsMidHour": TPS,
     "ApiKeyRequired": f"{V2}/txCount?pageSize=1",
     "JsonContentTypeRefusedOnGet": (f"{V2}/txCount?pageSize=1", {"Content-Type": "application/json"}),
+    # The relations of issue-free answers: each probe reads what the fault changes.
+    "ActiveSendersCountTransactions": f"{V2}/activeSenders?timeInterval=day&pageSize=3",
+    "AvgTpsLastRunIsTheDailyRun": TPS,
+    "AvgTpsPageTokenIgnored": [TPS, TPS + "?pageToken={token}"],
+    "CumulativeAddressesCountAppearances": f"{V2}/cumulativeAddresses?timeInterval=day&pageSize=3",
+    "CumulativeContractsToTheNextDay": f"{V2}/cumulativeContracts?timeInterval=day&pageSize=3",
+    "CumulativeDeployersCountDeployments": f"{V2}/cumulativeDeployers?timeInterval=day&pageSize=3",
+    "CumulativeTxCountToTheTimestamp": f"{V2}/cumulativeTxCount?timeInterval=day&pageSize=3",
+    "DeployersCountBothEnds": f"{V2}/deployers?timeInterval=day&pageSize=3",
+    "EndTimestampZeroIgnored": f"{V2}/txCount?endTimestamp=0",
+    "EndTimestampZeroRefused": f"{V2}/txCount?endTimestamp=0",
+    "HourBucketsOneHourLate": f"{V2}/txCount?timeInterval=hour&pageSize=3",
+    "HourlyDistinctCountsCoverPartOfTheHour": f"{V2}/activeAddresses?timeInterval=hour&pageSize=3",
+    "MaxGasPriceIsTheMinimum": f"{V2}/maxGasPrice?timeInterval=day&pageSize=3",
+    "MonthsAreThirtyDays": f"{V2}/txCount?timeInterval=month&pageSize=3",
+    "PastWindowServesLatestValues": f"{V2}/txCount?timeInterval=day&startTimestamp=1779926400&endTimestamp=1780358400",
+    "ShortTimestampsRefused": f"{V2}/txCount?startTimestamp=1",
+    "WeekAndMonthDistinctCountsAverageTheirDays": f"{V2}/activeAddresses?timeInterval=week&pageSize=3",
+    "WeekCountsAverageTheirDays": f"{V2}/txCount?timeInterval=week&pageSize=3",
+    "WindowForgottenAfterFirstPage": [
+        f"{V2}/txCount?timeInterval=hour&startTimestamp=1779998400&endTimestamp=1780020000&pageSize=2",
+        f"{V2}/txCount?timeInterval=hour&startTimestamp=1779998400&endTimestamp=1780020000&pageSize=2"
+        "&pageToken={token}"],
+    "WindowLosesItsLastPeriod": f"{V2}/txCount?timeInterval=day&startTimestamp=1779926400&endTimestamp=1780358400",
 }
 
 

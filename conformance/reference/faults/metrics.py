@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.faults import Fault, RestProceed, register
+from conformance.reference.metrics_api.intervals import GRIDS
 from conformance.reference.rest import phrase
 
 METRIC_ROUTE = "/v2/chains/{chainId}/metrics/{metric}"
@@ -25,8 +26,8 @@ _SUCCESS = ("MET-ENV-001", "MET-ENV-002", "MET-SHP-001", "MET-SHP-002", "MET-SHP
             "MET-SHP-006", "MET-LIM-001", "MET-LIM-002", "MET-LIM-006", "MET-DEF-001", "MET-TS-001", "MET-TS-002",
             "MET-TS-003", "MET-TS-004", "MET-TS-005", "MET-TS-006", "MET-TS-007", "MET-TS-008", "MET-CHN-001",
             "MET-CHN-002", "MET-CHN-003", "MET-CHN-004", "MET-PAG-001", "MET-PAG-002", "MET-PAG-003",
-            "MET-PAG-004", "MET-PAG-005", "MET-AUTH-002") + tuple(f"MET-INT-{n:03d}" for n in range(1, 18)) \
-    + tuple(f"MET-TPS-{n:03d}" for n in range(1, 10))
+            "MET-PAG-004", "MET-PAG-005", "MET-AUTH-002", "MET-LIM-010", "MET-LIM-011") \
+    + tuple(f"MET-INT-{n:03d}" for n in range(1, 18)) + tuple(f"MET-TPS-{n:03d}" for n in (*range(1, 10), 12))
 _ERRORS = ("MET-ENV-003", "MET-ENV-004", "MET-ERR-001", "MET-ERR-002", "MET-ERR-003", "MET-ERR-004", "MET-ERR-005",
            "MET-ERR-006", "MET-ERR-007", "MET-LIM-003", "MET-LIM-004", "MET-LIM-005", "MET-LIM-007", "MET-LIM-008",
            "MET-ENUM-001", "MET-ENUM-002", "MET-PAG-006") + tuple(f"MET-INT-{n:03d}" for n in range(5, 18))
@@ -126,6 +127,41 @@ class _Query(Fault):
         return proceed(call)
 
     def rewrite(self, call: RestCall) -> RestCall | HttpReply:
+        raise NotImplementedError
+
+
+
+def _with_metric(call: RestCall, metric: str) -> RestCall:
+    return call.with_(path=call.path[: -len(_metric_name(call))] + metric)
+
+
+def _read(call: RestCall, proceed: RestProceed, metric: str, interval: str, since: int) -> dict[int, Any]:
+    """The fault's own read of `metric` at `interval` from `since` on, as the service behind it answers:
+    timestamp -> value (the points a fault derives its wrong values from)."""
+    inner = _with_metric(call, metric).with_(query={"timeInterval": [interval], "startTimestamp": [str(max(0, since))],
+                                                   "pageSize": ["2160"]})
+    reply = proceed(inner)
+    return {p["timestamp"]: p["value"] for p in reply.body.get("results", [])} if _ok(reply) else {}
+
+
+def _stamps(reply: HttpReply) -> list[int]:
+    return [p["timestamp"] for p in reply.body.get("results", [])]
+
+
+class _Derived(Fault):
+    """Replaces the values of one metric at some intervals by values derived from other reads of the service."""
+
+    metrics: ClassVar[tuple[str, ...]] = ()
+    intervals: ClassVar[tuple[str, ...]] = ("day",)
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        reply = proceed(call)
+        if _metric(call) and _ok(reply) and _metric_name(call) in self.metrics and _interval(call) in self.intervals \
+                and reply.body["results"]:
+            reply.body["results"] = self.derive(call, proceed, [dict(p) for p in reply.body["results"]])
+        return reply
+
+    def derive(self, call: RestCall, proceed: RestProceed, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
         raise NotImplementedError
 
 
@@ -257,6 +293,7 @@ class CumulativeTxCountNotCumulative(_Query):
     """cumulativeTxCount serves each day's own transaction count instead of the rolling sum."""
 
     breaks = ("MET-SHP-005",)
+    also = ("MET-CUM-001",)     # the same sentence: the rolling sum of txCount
 
     def rewrite(self, call: RestCall) -> RestCall:
         if _metric_name(call) == "cumulativeTxCount" and _interval(call) == "day":
@@ -375,6 +412,31 @@ class NegativeEndTimestampIgnored(_NegativeIgnored):
     breaks = ("MET-LIM-008",)
     also = _ERROR_SHAPE
     parameter = "endTimestamp"
+
+
+@register
+class EndTimestampZeroRefused(_Query):
+    """The metric route refuses endTimestamp 0, as if its minimum were 1."""
+
+    breaks = ("MET-LIM-010",)
+
+    def rewrite(self, call: RestCall) -> RestCall | HttpReply:
+        return _error(400, "endTimestamp must not be less than 1") if call.first("endTimestamp") == "0" else call
+
+
+@register
+class ShortTimestampsRefused(_Query):
+    """startTimestamp and endTimestamp other than 0 are refused unless they have the ten digits of UNIX seconds (a
+    check meant to catch milliseconds that also refuses small valid values such as 1)."""
+
+    breaks = ("MET-LIM-011",)
+
+    def rewrite(self, call: RestCall) -> RestCall | HttpReply:
+        for name in ("startTimestamp", "endTimestamp"):
+            raw = call.first(name) or ""
+            if raw.isdigit() and raw != "0" and len(raw) != 10:
+                return _error(400, f"{name} must be a UNIX time in seconds")
+        return call
 
 
 # DEF: defaults ---------------------------------------------------------------------------------------------
@@ -682,6 +744,260 @@ class LatestPointDuplicated(Fault):
         return reply
 
 
+@register
+class WindowForgottenAfterFirstPage(Fault):
+    """Pages after the first of a window forget startTimestamp and endTimestamp: the page token keeps only the
+    position, so a walk runs on past the window's start."""
+
+    breaks = ("MET-TS-006",)
+
+    def __init__(self) -> None:
+        self._cursors: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        if not _metric(call):
+            return proceed(call)
+        with self._lock:
+            cursor = self._cursors.get(call.first("pageToken") or "")
+        if cursor is not None:
+            call = call.with_query(pageToken=None, startTimestamp=None, endTimestamp=str(cursor - 1))
+        elif not (call.first("startTimestamp") or call.first("endTimestamp")):
+            return proceed(call)
+        reply = proceed(call)
+        if _ok(reply) and "nextPageToken" in reply.body and reply.body["results"]:
+            cursor = min(_stamps(reply))
+            token = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{call.path}?{sorted(call.query.items())}#{cursor}"))
+            with self._lock:
+                self._cursors[token] = cursor
+            reply.body["nextPageToken"] = token
+        return reply
+
+
+@register
+class EndTimestampZeroIgnored(_Query):
+    """endTimestamp 0 is read as absent (a falsy test of the parameter), so the latest points are served."""
+
+    breaks = ("MET-TS-007",)
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        return call.with_query(endTimestamp=None) if call.first("endTimestamp") == "0" else call
+
+
+@register
+class WindowLosesItsLastPeriod(_Query):
+    """A window ends one period early: endTimestamp is taken as the start of an excluded period and the period
+    before it is dropped too (an exclusive end applied twice)."""
+
+    breaks = ("MET-TS-010",)
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        raw = call.first("endTimestamp") or ""
+        if not raw.isdigit():
+            return call
+        grid = GRIDS[_interval(call)] if _interval(call) in GRIDS else GRIDS["day"]
+        earlier = grid.start(grid.index(int(raw)) - 1) - 1
+        return call.with_query(endTimestamp=str(earlier)) if earlier >= 0 else call
+
+
+@register
+class PastWindowServesLatestValues(Fault):
+    """A window that ends in the past keeps its timestamps but takes its values from the latest periods, as if the
+    value lookup ignored endTimestamp: each point gets the value of the period as many periods later as the window
+    ends before the latest."""
+
+    breaks = ("MET-TS-011",)
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        reply = proceed(call)
+        raw = call.first("endTimestamp") or ""
+        if not (_metric(call) and _ok(reply) and raw.isdigit() and reply.body["results"]) \
+                or _interval(call) not in GRIDS:
+            return reply
+        grid = GRIDS[_interval(call)]
+        newest = proceed(call.with_query(pageToken=None, startTimestamp=None, endTimestamp=None, pageSize="1"))
+        if not _ok(newest) or not newest.body["results"]:
+            return reply
+        latest = grid.index(_stamps(newest)[0])
+        later = latest - min(grid.index(int(raw)), latest)
+        if later <= 0:
+            return reply
+        wanted = [grid.start(grid.index(ts) + later) for ts in _stamps(reply)]
+        values = _read(call, proceed, _metric_name(call), _interval(call), min(wanted))
+        reply.body["results"] = [{**p, "value": values.get(ts, p["value"])}
+                                 for p, ts in zip(reply.body["results"], wanted)]
+        return reply
+
+
+# AGG: a longer period against the shorter periods it covers -------------------------------------------------
+
+_ADDITIVE = ("txCount", "gasUsed")
+_DISTINCT = ("activeAddresses", "activeSenders")
+
+
+@register
+class WeekCountsAverageTheirDays(_Results):
+    """The weekly txCount and gasUsed are the average of the week's days instead of their sum."""
+
+    breaks = ("MET-AGG-001",)
+
+    def applies(self, call: RestCall) -> bool:
+        return _interval(call) == "week" and _metric_name(call) in _ADDITIVE
+
+    def change(self, point: dict[str, Any]) -> dict[str, Any]:
+        return {**point, "value": round(point["value"] / 7)}
+
+
+@register
+class MonthsAreThirtyDays(_Derived):
+    """A month of txCount or gasUsed counts the 30 days from its timestamp instead of the calendar month."""
+
+    breaks = ("MET-AGG-001",)
+    metrics, intervals = _ADDITIVE, ("month",)
+
+    def derive(self, call: RestCall, proceed: RestProceed, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        days = _read(call, proceed, _metric_name(call), "day", min(p["timestamp"] for p in points))
+        return [{**p, "value": sum(days.get(p["timestamp"] + n * 86400, 0) for n in range(30))} for p in points]
+
+
+@register
+class HourBucketsOneHourLate(_Derived):
+    """Hourly txCount and gasUsed are bucketed one hour late: each hour carries the count of the hour before it."""
+
+    breaks = ("MET-AGG-001",)
+    metrics, intervals = _ADDITIVE, ("hour",)
+
+    def derive(self, call: RestCall, proceed: RestProceed, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        hours = _read(call, proceed, _metric_name(call), "hour", min(p["timestamp"] for p in points) - 3600)
+        return [{**p, "value": hours.get(p["timestamp"] - 3600, p["value"])} for p in points]
+
+
+@register
+class WeekAndMonthDistinctCountsAverageTheirDays(_Derived):
+    """Weekly and monthly activeAddresses and activeSenders are the average daily count instead of the distinct
+    addresses of the whole period."""
+
+    breaks = ("MET-AGG-002",)
+    metrics, intervals = _DISTINCT, ("week", "month")
+
+    def derive(self, call: RestCall, proceed: RestProceed, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        grid = GRIDS[_interval(call)]
+        return [{**p, "value": round(p["value"] * 86400 / (grid.start(grid.index(p["timestamp"]) + 1)
+                                                            - p["timestamp"]))} for p in points]
+
+
+@register
+class HourlyDistinctCountsCoverPartOfTheHour(_Results):
+    """Hourly activeAddresses and activeSenders count only the addresses of part of the hour (the last refresh
+    interval) instead of the whole hour, so a day counts more addresses than its hours together."""
+
+    breaks = ("MET-AGG-002",)
+
+    def applies(self, call: RestCall) -> bool:
+        return _interval(call) == "hour" and _metric_name(call) in _DISTINCT
+
+    def change(self, point: dict[str, Any]) -> dict[str, Any]:
+        return {**point, "value": point["value"] // 5}
+
+
+# CUM: cumulative metrics against their per-day metrics ------------------------------------------------------
+
+class _FromSameDay(_Derived):
+    """Computes each day's value from its own and the same day's values of the metrics it `reads`."""
+
+    reads: ClassVar[tuple[str, ...]] = ()
+
+    def derive(self, call: RestCall, proceed: RestProceed, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        since = min(p["timestamp"] for p in points)
+        others = [_read(call, proceed, metric, "day", since) for metric in self.reads]
+        return [{**p, "value": self.value(p["value"], *(other.get(p["timestamp"], 0) for other in others))}
+                for p in points]
+
+    def value(self, own: Any, *others: Any) -> Any:
+        raise NotImplementedError
+
+
+@register
+class CumulativeTxCountToTheTimestamp(_FromSameDay):
+    """cumulativeTxCount counts from genesis to the timestamp instead of to 24 hours after it (the day's own
+    transactions are left out)."""
+
+    breaks = ("MET-CUM-001",)
+    metrics, reads = ("cumulativeTxCount",), ("txCount",)
+
+    def value(self, own: Any, *others: Any) -> Any:
+        return own - others[0]
+
+
+@register
+class CumulativeContractsToTheNextDay(_FromSameDay):
+    """cumulativeContracts counts to 24 hours after the timestamp, like the other cumulative metrics, instead of to
+    the timestamp."""
+
+    breaks = ("MET-CUM-002",)
+    metrics, reads = ("cumulativeContracts",), ("contracts",)
+
+    def value(self, own: Any, *others: Any) -> Any:
+        return own + others[0]
+
+
+@register
+class CumulativeAddressesCountAppearances(_FromSameDay):
+    """cumulativeAddresses counts the from and to of every transaction since genesis instead of unique addresses."""
+
+    breaks = ("MET-CUM-003",)
+    metrics, reads = ("cumulativeAddresses",), ("cumulativeTxCount",)
+
+    def value(self, own: Any, *others: Any) -> Any:
+        return 2 * others[0]
+
+
+@register
+class CumulativeDeployersCountDeployments(_FromSameDay):
+    """cumulativeDeployers counts every contract creation (each CREATE trace) instead of unique deployers."""
+
+    breaks = ("MET-CUM-004",)
+    metrics, reads = ("cumulativeDeployers",), ("cumulativeContracts", "contracts")
+
+    def value(self, own: Any, *others: Any) -> Any:
+        return others[0] + others[1]      # cumulativeContracts runs to the timestamp: add the day's own
+
+
+# REL: two metrics of the same period --------------------------------------------------------------------------
+
+@register
+class ActiveSendersCountTransactions(_Query):
+    """activeSenders counts one sender per transaction instead of distinct senders, so it exceeds activeAddresses."""
+
+    breaks = ("MET-REL-001",)
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        return _with_metric(call, "txCount") if _metric_name(call) == "activeSenders" else call
+
+
+@register
+class DeployersCountBothEnds(_FromSameDay):
+    """deployers counts both addresses of each CREATE trace (the deployer and the created contract), so a day has
+    twice as many deployers as contracts."""
+
+    breaks = ("MET-REL-002",)
+    metrics, reads = ("deployers",), ("contracts",)
+
+    def value(self, own: Any, *others: Any) -> Any:
+        return 2 * others[0]
+
+
+@register
+class MaxGasPriceIsTheMinimum(_FromSameDay):
+    """maxGasPrice reports the lowest gas price of the day, below the day's average."""
+
+    breaks = ("MET-REL-003",)
+    metrics, reads = ("maxGasPrice",), ("avgGasPrice",)
+
+    def value(self, own: Any, *others: Any) -> Any:
+        return round(others[0] / 2, 2)
+
+
 # CHN: chain identifiers ------------------------------------------------------------------------------------
 
 class _ChainRefused(_Query):
@@ -960,7 +1276,7 @@ class AvgTpsRefusesEvmChainId(Fault):
     """The average TPS route answers 404 for a numeric EVM chain ID."""
 
     breaks = ("MET-TPS-001",)
-    also = tuple(f"MET-TPS-{n:03d}" for n in range(2, 10))
+    also = tuple(f"MET-TPS-{n:03d}" for n in (*range(2, 10), 12))
 
     def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
         if _tps(call) and _chain(call).isdigit():
@@ -1060,6 +1376,30 @@ class AvgTpsTimestampsMidHour(_Results):
 
     def change(self, point: dict[str, Any]) -> dict[str, Any]:
         return {**point, "timestamp": point["timestamp"] + 1800}
+
+
+@register
+class AvgTpsPageTokenIgnored(_Query):
+    """The average TPS route ignores pageToken: the token leads to the first page again."""
+
+    breaks = ("MET-TPS-008",)
+    tps = True
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        return call.with_query(pageToken=None)
+
+
+@register
+class AvgTpsLastRunIsTheDailyRun(Fault):
+    """lastRun reports the start of the day's batch run (00:00 UTC) although hourly points after it are served."""
+
+    breaks = ("MET-TPS-012",)
+
+    def rest(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        reply = proceed(call)
+        if _tps(call) and _ok(reply):
+            reply.body["lastRun"] -= reply.body["lastRun"] % 86400
+        return reply
 
 
 # AUTH: no authentication -----------------------------------------------------------------------------------

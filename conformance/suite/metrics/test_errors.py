@@ -6,8 +6,8 @@ from typing import Any, Callable
 import pytest
 
 from conformance.checks import check
-from conformance.checks.metrics import API, assert_error, metric_path, small_page_size
-from conformance.checks.rest import assert_refused, assert_success, documented_phrases
+from conformance.checks.metrics import API, assert_error, metric_path
+from conformance.checks.rest import assert_refused, documented_phrases
 from conformance.clients.rest import RestClient
 from conformance.suite.metrics.conftest import CHAIN
 
@@ -33,23 +33,6 @@ def test_invalid_query_value_gets_400(metrics_api: RestClient, query: dict[str, 
     """A query parameter value outside its documented type, bounds or values is refused with status 400."""
     exchange = metrics_api.get(PATH, {"timeInterval": "day", **query})
     assert_refused(exchange, rule_id="MET-ERR-004", api=API, statuses={400}, body=False, what=f"query {query}")
-
-
-@pytest.mark.rule("MET-LIM-006")
-def test_start_timestamp_zero_is_accepted(metrics_api: RestClient) -> None:
-    """startTimestamp 0, the lower bound, is served."""
-    exchange = metrics_api.get(PATH, {"timeInterval": "day", "startTimestamp": 0,
-                                      "pageSize": small_page_size()})
-    assert_success(exchange, rule_id="MET-LIM-006", what="startTimestamp 0")
-
-
-@pytest.mark.parametrize(("parameter", "rule"), [
-    pytest.param("startTimestamp", "MET-LIM-007", marks=pytest.mark.rule("MET-LIM-007"), id="startTimestamp"),
-    pytest.param("endTimestamp", "MET-LIM-008", marks=pytest.mark.rule("MET-LIM-008"), id="endTimestamp")])
-def test_negative_timestamp_is_refused(metrics_api: RestClient, parameter: str, rule: str) -> None:
-    """A negative startTimestamp or endTimestamp is refused with a 4XX and the error body."""
-    exchange = metrics_api.get(PATH, {"timeInterval": "day", parameter: -3600})
-    assert_refused(exchange, rule_id=rule, api=API, what=f"{parameter} -3600")
 
 
 @pytest.mark.rule("MET-ENUM-001")

@@ -7,24 +7,16 @@ from conformance.checks.metrics import (API, assert_metric_response, intervals, 
                                        small_page_size)
 from conformance.checks.rest import assert_refused, assert_success
 from conformance.clients.rest import RestClient
-from conformance.rules import load_catalogue
-from conformance.suite.metrics.conftest import CHAIN
+from conformance.suite.metrics.conftest import CHAIN, interval_rule
 
-
-def _interval_rule(metric: str) -> str:
-    """The MET-INT rule whose title names `metric` ("txCount is served at ...")."""
-    return next(rule.id for rule in load_catalogue() if rule.id.startswith("MET-INT-")
-                and rule.title.split(" ", 1)[0] == metric)
-
-
-METRICS = [pytest.param(metric, marks=pytest.mark.rule(_interval_rule(metric)), id=metric)
+METRICS = [pytest.param(metric, marks=pytest.mark.rule(interval_rule(metric)), id=metric)
            for metric in metric_intervals()]
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_metric_is_served_only_at_its_intervals(metrics_api: RestClient, metric: str) -> None:
     """The metric answers each interval of x-metric-intervals and refuses every other interval."""
-    rule = _interval_rule(metric)
+    rule = interval_rule(metric)
     for interval in intervals():
         exchange = metrics_api.get(metric_path(CHAIN, metric), {"timeInterval": interval, "pageSize": small_page_size()})
         if interval in metric_intervals()[metric]:

@@ -1,4 +1,5 @@
-"""Pagination: nextPageToken leads through a fixed time window page by page, as one large page would."""
+"""Pagination: nextPageToken leads through a fixed time window page by page, as one large page would, every page
+keeping the window and the interval of the first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,12 +10,12 @@ import pytest
 from conformance.checks import check, fail, held
 from conformance.checks.metrics import API, UUID, assert_metric_response, metric_path
 from conformance.checks.rest import assert_refused, assert_success
-from conformance.checks.timeseries import shift_periods, timestamps
+from conformance.checks.timeseries import assert_within, shift_periods, timestamps
 from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
 from conformance.pagination import Walk, is_token, walk_pages
 from conformance.profiles import Profile
-from conformance.suite.metrics.conftest import CHAIN
+from conformance.suite.metrics.conftest import CHAIN, require_served, variant
 
 PATH = metric_path(CHAIN, "txCount")
 PAGE_SIZE = 2
@@ -22,35 +23,50 @@ PAGE_SIZE = 2
 
 @dataclass
 class WindowWalk:
-    """A walk over a window of `periods` days closed two days ago, and the same window as one large page."""
+    """A walk over a window of `periods` periods of `interval` closed two days ago, and the same window as one large
+    page."""
 
+    interval: str
     walk: Walk
     whole: Exchange
     periods: int
     page_size: int
+    start: int
+    end: int
+
+    def inside(self, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The points within the window: one outside it is MET-TS-006's or MET-TS-007's deviation alone."""
+        return [p for p in points
+                if not isinstance(p.get("timestamp"), int) or self.start <= p["timestamp"] <= self.end]
 
 
-@pytest.fixture(scope="module")
-def window_walk(metrics_api: RestClient, profile: Profile, latest_day: int) -> WindowWalk:
-    """Walks a window of daily points that fits `profile.pages` pages of two points; decides nothing itself."""
+#: Hours in every profile: a target that keeps only the window's position in its token and falls back to a default
+#: interval on the next page shows it unless the default is the interval walked, and none is documented.
+@pytest.fixture(scope="module", params=[variant("hour", quick=True, id="hour"), variant("day", quick=False, id="day")])
+def window_walk(request: pytest.FixtureRequest, metrics_api: RestClient, profile: Profile,
+                latest_day: int) -> WindowWalk:
+    """Walks a window that fits `profile.pages` pages of two points; decides nothing itself."""
+    interval = request.param
     periods = 2 * profile.pages - 1
     end = shift_periods(latest_day, "day", -2)       # closed: a refresh changes no point of the window
-    params = {"timeInterval": "day", "startTimestamp": shift_periods(end, "day", -(periods - 1)),
-              "endTimestamp": end}
+    start = shift_periods(end, interval, -(periods - 1))
+    params = {"timeInterval": interval, "startTimestamp": start, "endTimestamp": end}
     walk = walk_pages(metrics_api, PATH, {**params, "pageSize": PAGE_SIZE}, budget=profile.pages + 1)
     whole = metrics_api.get(PATH, {**params, "pageSize": periods + 1})
-    return WindowWalk(walk, whole, periods, PAGE_SIZE)
+    return WindowWalk(interval, walk, whole, periods, PAGE_SIZE, start, end)
 
 
 def _pages(ww: WindowWalk, rule: str) -> list[list[dict[str, Any]]]:
-    """The points of each walked page, once every page is served with the documented shape."""
+    """The points of each walked page, once every page is served with the documented shape. A first page refused
+    is the interval's or the chain's deviation, not the pagination's: nothing is walked."""
+    require_served(ww.walk.exchanges[0], "txCount", ww.interval)
     for exchange in ww.walk.exchanges:
         assert_success(exchange, rule_id=rule, what="a page of the walk")
     return [assert_metric_response(exchange) for exchange in ww.walk.exchanges]
 
 
 def _whole(ww: WindowWalk, rule: str) -> list[dict[str, Any]]:
-    assert_success(ww.whole, rule_id=rule, what="the window as one page")
+    require_served(ww.whole, "txCount", ww.interval)
     return assert_metric_response(ww.whole)
 
 
@@ -79,6 +95,8 @@ def test_last_page_has_no_token(window_walk: WindowWalk) -> None:
     """Once every period of the window has been served, the page has no nextPageToken."""
     served: set[Any] = set()
     for page, exchange in zip(_pages(window_walk, "MET-PAG-002"), window_walk.walk.exchanges):
+        if window_walk.inside(page) != page:
+            break   # the page left the window: what comes after it is the window rules' deviation
         served |= set(timestamps(page))
         check(len(served) < window_walk.periods or not _has_token(exchange), "MET-PAG-002",
               "the last page has a nextPageToken", expected="no nextPageToken: all periods of the window are served",
@@ -92,8 +110,8 @@ def test_last_page_has_no_token(window_walk: WindowWalk) -> None:
 @pytest.mark.rule("MET-PAG-003")
 def test_pages_together_equal_one_large_page(window_walk: WindowWalk) -> None:
     """The points of the walked pages, in order, are the points of the window fetched as one page."""
-    walked = [point for page in _pages(window_walk, "MET-PAG-003") for point in page]
-    whole = _whole(window_walk, "MET-PAG-003")
+    walked = window_walk.inside([point for page in _pages(window_walk, "MET-PAG-003") for point in page])
+    whole = window_walk.inside(_whole(window_walk, "MET-PAG-003"))
     if not window_walk.walk.complete:
         whole = whole[:len(walked)]         # the budget ended the walk: compare what it reached
     latest = max(timestamps(whole), default=None)
@@ -128,6 +146,18 @@ def test_walked_pages_hold_at_most_page_size(window_walk: WindowWalk) -> None:
               expected=f"at most {window_walk.page_size} points", received=f"{len(page)} points", exchange=exchange)
 
 
+@pytest.mark.rule("MET-TS-006", "MET-TS-007")
+def test_every_page_of_a_window_lies_within_it(window_walk: WindowWalk) -> None:
+    """No page of the walk, the first or any reached through a token, holds a point outside the window."""
+    for exchange in window_walk.walk.exchanges:
+        if not 200 <= (exchange.status or 0) < 300:
+            break   # a page not served is the pagination rules' deviation; the pages before it are judged
+        points = exchange.json().get("results") if exchange.is_json() and isinstance(exchange.json(), dict) else None
+        if isinstance(points, list):
+            assert_within([p for p in points if isinstance(p, dict)], start=window_walk.start, end=window_walk.end,
+                          start_rule="MET-TS-006", end_rule="MET-TS-007", exchange=exchange)
+
+
 @pytest.mark.rule("MET-PAG-008")
 def test_token_form_is_recorded(window_walk: WindowWalk, observe: Callable[[str, Any], None]) -> None:
     """Whether nextPageToken has the form of a UUID is recorded."""
@@ -150,5 +180,5 @@ def test_tampered_page_token_is_recorded(metrics_api: RestClient, window_walk: W
     if token is None:
         pytest.skip("the walk received no token to tamper with")
     tampered = token[:-1] + ("0" if token[-1] != "0" else "1")
-    answer = metrics_api.get(PATH, {"timeInterval": "day", "pageToken": tampered})
+    answer = metrics_api.get(PATH, {"timeInterval": window_walk.interval, "pageToken": tampered})
     observe("MET-PAG-007", {"status": answer.status, "body": answer.text(300)})
