@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.faults import Fault, chain

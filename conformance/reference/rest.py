@@ -8,7 +8,8 @@ import json
 import re
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from conformance.reference.calls import HttpReply, RestCall
 

@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from typing import Iterable
+from collections.abc import Iterable
 
 import logging
 

@@ -14,7 +14,7 @@ from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.faults import Fault, RpcHttpProceed, RpcProceed
 # The same middleware the faults use: a variant differs in what it changes, never in how it hooks in.
 from conformance.reference.faults.data import _Mutate, _walk
-from conformance.reference.faults.node import _Containers, _Result, _error_objects
+from conformance.reference.faults.rpc_shared import _Containers, _Result, _error_objects
 
 VARIANTS: dict[str, type[Variant]] = {}
 

@@ -5,7 +5,8 @@ an unknown route is a 404 with the document's error body.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from conformance.reference.data_api import evm, primary
 from conformance.reference.data_api.pages import Pager

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Sequence
 
 from conformance.reference.calls import RestCall
 from conformance.reference.rest import PageTokens, _untuple

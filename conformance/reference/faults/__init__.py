@@ -5,7 +5,8 @@ the next handler, and may change the call before it, the answer after it, or ans
 """
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from typing import ClassVar
+from collections.abc import Callable
 
 from conformance.reference.calls import HttpReply, RestCall, RpcCall, RpcHttp
 
@@ -85,4 +86,5 @@ def _bind(method: Callable, proceed: Callable) -> Callable:
 
 
 # Importing the modules registers their faults.
-from conformance.reference.faults import node, data, metrics, chains  # noqa: E402,F401
+from conformance.reference.faults import (  # noqa: E402,F401
+    envelope, admin, index, evm, eth, validators, data, metrics, chains)

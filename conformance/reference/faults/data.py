@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
+from collections.abc import Callable
 
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.data_api.pages import deviating

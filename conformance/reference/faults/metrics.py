@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import threading
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any, ClassVar
 
 from conformance.reference.calls import HttpReply, RestCall
@@ -1318,7 +1318,7 @@ class AvgTpsTimestampAsIsoString(_Results):
     tps = True
 
     def change(self, point: dict[str, Any]) -> dict[str, Any]:
-        moment = datetime.fromtimestamp(point["timestamp"], tz=timezone.utc)
+        moment = datetime.fromtimestamp(point["timestamp"], tz=UTC)
         return {**point, "timestamp": moment.strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import calendar
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 HOUR = 3600
 DAY = 24 * HOUR
@@ -45,7 +45,7 @@ class MonthGrid(Grid):
     name = "month"
 
     def index(self, timestamp: int) -> int:
-        moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
+        moment = datetime.fromtimestamp(timestamp, tz=UTC)
         return moment.year * 12 + moment.month - 1
 
     def start(self, index: int) -> int:

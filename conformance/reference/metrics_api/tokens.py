@@ -5,7 +5,8 @@ import json
 import threading
 import uuid
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from conformance.reference import ids
 from conformance.reference.rest import RestError

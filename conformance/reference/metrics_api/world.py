@@ -10,7 +10,8 @@ latest period grows on each refresh and the cumulative metrics never decrease.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from conformance.reference import ids
 from conformance.reference.metrics_api.intervals import DAY, HOUR, Grid
