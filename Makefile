@@ -13,6 +13,10 @@ ANVIL  := $(VENV)/share/npm/anvil-$(ANVIL_VERSION)/package/bin/anvil
 GANACHE_VERSION := 7.9.2
 HARDHAT_VERSION := 2.29.1
 NODES  := $(VENV)/share/npm/nodes/ganache-$(GANACHE_VERSION)-hardhat-$(HARDHAT_VERSION)
+# The oldest pytest the project supports: the engine's self-tests run on it too (pyproject.toml has the range).
+PYTEST_OLDEST := 8.4.2
+OLDEST := $(VENV)/share/pytest-$(PYTEST_OLDEST)
+ENGINE_TESTS := tests/test_concurrency.py tests/test_generated.py tests/test_engine_boundary.py
 ARGS   ?=
 # pytest caches its assertion rewrites as bytecode; without the cache every start re-parses every plugin module.
 unexport PYTHONDONTWRITEBYTECODE
@@ -22,10 +26,13 @@ unexport PYTHONDONTWRITEBYTECODE
 run: $(STAMP)
 	$(BIN)/conformance run $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) $(OLDEST)
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(META) $(ANVIL) $(NODES); \
 	else echo "npm not found: the OpenRPC meta-schema and the Ethereum nodes are not fetched; their self-tests skip"; fi
+	$(BIN)/ruff check
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 $(ARGS)
+	PYTHONPATH=$(OLDEST) $(BIN)/python -m pytest -n 2 $(ENGINE_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(ARGS)
@@ -56,6 +63,12 @@ $(NODES):
 	cd $@.tmp && echo '{"private": true}' > package.json && npm install --silent --no-audit --no-fund --ignore-scripts ganache@$(GANACHE_VERSION) hardhat@$(HARDHAT_VERSION)
 	echo 'module.exports = {};' > $@.tmp/hardhat.config.js
 	rm -rf $@ && mv $@.tmp $@
+
+# pytest's oldest supported release beside the venv's own, for the engine's self-tests (the only code that reads
+# pytest beyond its public hooks).
+$(OLDEST): $(STAMP)
+	rm -rf $@ && $(BIN)/python -m pip install --quiet --no-deps --target $@ pytest==$(PYTEST_OLDEST)
+	PYTHONPATH=$@ $(BIN)/python -c 'import pytest, sys; sys.exit(pytest.__version__ != "$(PYTEST_OLDEST)")'
 
 clean:
 	rm -rf $(VENV) reports/latest

@@ -21,13 +21,17 @@ _HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer
 class DelayProxy:
     """Forwards every request to `upstream` (a loopback URL) and answers `delay` seconds after the upstream did."""
 
-    def __init__(self, upstream: str, delay: float, *, lifetime: float = 3600.0) -> None:
+    def __init__(self, upstream: str, delay: float, *, lifetime: float = 3600.0, swap_every: int | None = None) -> None:
         parts = urlsplit(upstream)
         if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError(f"the delay proxy forwards to loopback only, not {parts.hostname}")
         self.upstream = (parts.hostname, parts.port or 80)
         self.delay = delay
         self.lifetime = lifetime
+        # Every n-th answer is replaced by the answer before it (to another request): a load balancer's odd node.
+        self.swap_every = swap_every
+        self.swapped = 0
+        self._previous: tuple[int, str, list, bytes] | None = None
         self.forwarded = 0
         self.in_flight = 0
         self.most_in_flight = 0
@@ -65,6 +69,15 @@ class DelayProxy:
         with self._lock:
             self.in_flight -= 1
 
+    def _answered(self, answer: tuple[int, str, list, bytes]) -> tuple[int, str, list, bytes]:
+        """The answer to send: this one, or, every `swap_every`-th, the one before it."""
+        with self._lock:
+            previous, self._previous = self._previous, answer
+            if self.swap_every and previous is not None and self.forwarded % self.swap_every == 0:
+                self.swapped += 1
+                return previous
+        return answer
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -82,7 +95,7 @@ def _handler(proxy: DelayProxy) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
         upstream: http.client.HTTPConnection | None = None
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
         def _forward(self) -> None:
@@ -91,7 +104,7 @@ def _handler(proxy: DelayProxy) -> type[BaseHTTPRequestHandler]:
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
             proxy._entered()
             try:
-                status, reason, answer_headers, answer = self._ask(body, headers)
+                status, reason, answer_headers, answer = proxy._answered(self._ask(body, headers))
                 time.sleep(proxy.delay)
             finally:
                 proxy._left()

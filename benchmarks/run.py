@@ -6,14 +6,14 @@ import argparse
 import os
 import platform
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import latency, reference_throughput, suite_speed, validation_cost  # noqa: E402
-from benchmarks.table import BenchmarkError, Row, markdown, progress  # noqa: E402
+from benchmarks import latency, reference_throughput, suite_speed, validation_cost
+from benchmarks.table import BenchmarkError, Row, markdown, progress
 
 #: in the order their rows appear in the table
 PARTS = ("throughput", "suite", "validation", "workers", "latency")
@@ -61,7 +61,7 @@ def machine() -> str:
 
 def heading() -> str:
     load = f", load average {os.getloadavg()[0]:.2f} at start" if hasattr(os, "getloadavg") else ""
-    return f"Benchmarks of {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()}{load}."
+    return f"Benchmarks of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {machine()}{load}."
 
 
 def notes(parts: Sequence[str]) -> list[str]:

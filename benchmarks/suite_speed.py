@@ -51,10 +51,10 @@ def bare_loop_rate(url: str, count: int = 1000) -> float:
     """Small JSON-RPC calls a second from a plain requests loop: the client-side ceiling of one process."""
     session = requests.Session()
     session.trust_env = False  # as the suite's own client: no proxy look-up from the environment per request
-    session.post(url + "/ext/index/X/tx", data=CALL, headers={"content-type": "application/json"}).content
+    _ = session.post(url + "/ext/index/X/tx", data=CALL, headers={"content-type": "application/json"}).content
     started = time.perf_counter()
     for _ in range(count):
-        session.post(url + "/ext/index/X/tx", data=CALL, headers={"content-type": "application/json"}).content
+        _ = session.post(url + "/ext/index/X/tx", data=CALL, headers={"content-type": "application/json"}).content
     return count / (time.perf_counter() - started)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 COLUMNS = ("figure", "wall s", "requests", "suite / bare loop", "value")
 

@@ -5,11 +5,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from conformance import __version__, config
-from conformance.errors import EXIT_USAGE, ConfigError, SuiteError
-from conformance.profiles import PROFILES
+from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, SuiteError
 from conformance.specs import ALL_APIS
 
 
@@ -32,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
                                           "target is tested.")
     for setting in config.SETTINGS:
         config.add_option(run.add_argument, setting)
-    run.add_argument("-n", dest="workers", help="parallel workers (pytest-xdist), e.g. 2 or auto")
+    run.add_argument("--fleet", metavar="FILE", help="test every target of a fleet file ([[targets]] of TOML) in one "
+                                                     "run: each target's reports in REPORT_DIR/<name>/, the fleet's "
+                                                     "in REPORT_DIR/fleet.*")
+    run.add_argument("-n", dest="workers", help=argparse.SUPPRESS)   # refused: see conformance.plugin.options
     run.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, after --")
 
     serve = commands.add_parser("serve-reference", help="serve the embedded reference target in the foreground")
@@ -68,6 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--report-dir", help="also write compare.json there")
     compare.add_argument("--seed", type=int, help="seed of the positions sampled below both chain heights")
 
+    merge = commands.add_parser("merge", help="build the fleet report from the report folders of separate runs")
+    merge.add_argument("folders", nargs="+", metavar="DIR", help="report folders, one per target")
+    merge.add_argument("--report-dir", default=config.DEFAULT_REPORT_DIR, metavar="DIR",
+                       help=f"where fleet.json, fleet.html and fleet.md go (default {config.DEFAULT_REPORT_DIR})")
+    merge.add_argument("--chain", action="append", default=[], metavar="NAME=TARGET,...",
+                       help="targets that serve the same chain, when their reports do not say so (repeatable)")
+
+    history = commands.add_parser("history", help="print the trend of the runs kept in a history file")
+    history.add_argument("file", metavar="FILE", help="the SQLite file given to run --history")
+    history.add_argument("--target", metavar="NAME", help="only this target")
+    history.add_argument("--limit", type=int, default=20, help="the last N runs of each target (default 20)")
+
     expectations = commands.add_parser("expectations", help="write a starting expectations file from a report")
     expectations.add_argument("--from", dest="source", required=True, metavar="REPORT", help="a report.json")
     expectations.add_argument("--output", "-o", help="file to write (default: standard output)")
@@ -78,9 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "run" and args.fleet:
+            from conformance.fleet.command import run_fleet
+            return run_fleet(args)
         if args.command == "run":
             from conformance.runner import run
             return run(args)
+        if args.command == "merge":
+            from conformance.fleet.command import merge
+            return merge(args)
+        if args.command == "history":
+            from conformance.history.command import main as history
+            return history(args)
         if args.command == "serve-reference":
             return serve_reference(args)
         if args.command == "expectations":
@@ -97,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("conformance: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INCOMPLETE
 
 
 def serve_reference(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 from conformance.errors import ConfigError
@@ -20,6 +21,11 @@ DEFAULT_REPORT_DIR = "reports/latest"
 #: Tests in flight: enough to keep a target tens of milliseconds away busy; the run uses fewer when the target
 #: answers faster than the suite checks.
 DEFAULT_CONCURRENCY = 8
+#: Reruns of a failing test before its deviation is called a failure: three that all see it again leave a few in a
+#: thousand odd answers (a gateway's, a node behind a load balancer on another version) reported as failures.
+DEFAULT_RECHECKS = 3
+#: Megabytes the run's resident memory stays under: a run against well-behaved targets needs a few hundred.
+DEFAULT_MAX_MEMORY_MB = 1024
 GATES = ("must", "standard")
 
 
@@ -49,6 +55,15 @@ class Target:
     gate: str = "standard"
     concurrency: int = DEFAULT_CONCURRENCY
     draw_ahead: bool = True
+    recheck: int = DEFAULT_RECHECKS
+    flaky: str = "report"
+    max_memory: int = DEFAULT_MAX_MEMORY_MB
+    name: str | None = None    # what reports and the history call this target (default: its URLs)
+    chain: str | None = None   # a name shared by the targets of a fleet that serve the same chain
+    history: str | None = None   # SQLite file that keeps every run, to tell what is new since the last one
+    fail_on: str = "any"          # "new": the gate fails only on failures the previous run did not have
+    min_coverage: float | None = None   # percent below which any coverage dimension of a tested API fails the gate
+    har: str | None = None       # file that receives every exchange of the run as a HAR 1.2 archive
     reference: bool = False  # the embedded reference target is started for this run
 
     def sample(self, name: str) -> str | None:
@@ -112,6 +127,12 @@ SETTINGS = (
             DEFAULT_CONCURRENCY, metavar="N"),
     Setting("draw_ahead", "draw the cases of property tests in a helper process on another core", True,
             kind="negatable"),
+    Setting("recheck", "times a failing read-only test runs again before its deviation is reported (0: never)",
+            DEFAULT_RECHECKS, metavar="N"),
+    Setting("flaky", "what a deviation that did not reproduce does to the gate: report, or fail", "report",
+            metavar="WHAT"),
+    Setting("max_memory", "megabytes of memory the run keeps itself under, whatever the target sends",
+            DEFAULT_MAX_MEMORY_MB, metavar="MB"),
     Setting("rule", "only tests carrying this rule ID or prefix (repeatable)", kind="list", metavar="ID"),
     Setting("report_dir", "where report.json, junit.xml, summary.md and report.html go ('' for none)",
             DEFAULT_REPORT_DIR, metavar="DIR"),
@@ -120,6 +141,16 @@ SETTINGS = (
             metavar="LEVEL"),
     Setting("seed", "seed of the embedded reference target and of generated data", metavar="N",
             pytest_flag="--conformance-seed"),
+    Setting("name", "what reports and the history call this target (default: its URLs)", metavar="NAME"),
+    Setting("chain", "name of the chain this target serves: targets of a fleet with the same chain are compared",
+            metavar="NAME"),
+    Setting("history", "SQLite file that keeps every run: reports then say what is new, fixed or still failing",
+            metavar="FILE"),
+    Setting("fail_on", "which failures fail the gate: any, or new (not failing in the previous run of the target)",
+            "any", metavar="WHICH"),
+    Setting("min_coverage", "coverage in percent below which any dimension of a tested API fails the gate",
+            metavar="PERCENT"),
+    Setting("har", "write every exchange of the run (API key redacted) to FILE as a HAR 1.2 archive", metavar="FILE"),
 )
 SETTING = {setting.name: setting for setting in SETTINGS}
 #: The names a config file and the command line share.
@@ -148,7 +179,7 @@ def check_url(value: str, option: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
         raise ConfigError(f"--{option.replace('_', '-')}: {value!r} is not an http(s) base URL")
     try:
-        parts.port
+        _ = parts.port   # reading it is the check: urllib raises for a port out of range
     except ValueError:
         raise ConfigError(f"--{option.replace('_', '-')}: {value!r} has an invalid port") from None
     return value.rstrip("/")
@@ -299,6 +330,16 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
         gate=parse_choice("gate", raw.get("gate", "standard"), GATES),
         concurrency=_number(int, "concurrency", raw.get("concurrency", DEFAULT_CONCURRENCY), 1),
         draw_ahead=_boolean(raw.get("draw_ahead", True)),
+        recheck=_number(int, "recheck", raw.get("recheck", DEFAULT_RECHECKS), 0),
+        flaky=parse_choice("flaky", raw.get("flaky", "report"), ("report", "fail")),
+        max_memory=_number(int, "max_memory", raw.get("max_memory", DEFAULT_MAX_MEMORY_MB), 64),
+        name=str(raw["name"]) if raw.get("name") else None,
+        chain=str(raw["chain"]) if raw.get("chain") else None,
+        history=str(raw["history"]) if raw.get("history") else None,
+        fail_on=parse_choice("fail_on", raw.get("fail_on", "any"), ("any", "new")),
+        min_coverage=_number(float, "min_coverage", raw["min_coverage"])
+        if raw.get("min_coverage") not in (None, "") else None,
+        har=str(raw["har"]) if raw.get("har") else None,
         reference=reference,
     )
 

@@ -12,6 +12,9 @@ EXIT_CONFORMANT = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
 EXIT_UNTESTABLE = 3
+#: The run stopped before it decided every rule it selected (a signal, --max-duration, --max-requests, an error of
+#: the suite itself): the reports hold what it decided, the rest is untested, interrupted.
+EXIT_INCOMPLETE = 4
 
 
 class SuiteError(Exception):
@@ -39,7 +42,11 @@ class RateLimited(TargetUnavailable):
 
 
 class BudgetExhausted(SuiteError):
-    """The run spent its request budget or its maximum duration."""
+    """The run spent its request budget or its maximum duration: it stops, and what it decided is reported."""
+
+
+class RunStopped(BudgetExhausted):
+    """The run is stopping (a signal): no request starts any more, and those on the wire are cut off."""
 
 
 #: Characters of the answer a violation keeps as evidence.
@@ -69,6 +76,9 @@ class Violation(AssertionError):
         self.reproducer = exchange.curl() if exchange is not None else None
         # The answer itself, beyond what the headline shows (members a node adds to an error, say).
         self.response = f"HTTP {exchange.status}: {exchange.text(RESPONSE_KEPT)}" if exchange is not None else None
+        # The request, to tell its answers apart when the test runs again.
+        self.request = (exchange.method, exchange.url, getattr(exchange, "request_body", None)) \
+            if exchange is not None else None
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -92,6 +102,7 @@ class Violations(Violation):
         super().__init__(first.rule, first.summary, expected=first.expected, received=first.received)
         self.reproducer = first.reproducer
         self.response = first.response
+        self.request = first.request
         self.args = (self.render(),)
 
     def render(self) -> str:

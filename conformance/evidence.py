@@ -10,7 +10,8 @@ import contextlib
 import contextvars
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
+from collections.abc import Iterator
 
 if TYPE_CHECKING:
     from conformance.errors import Violation

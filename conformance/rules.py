@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Iterator
+from collections.abc import Iterator
 
 from conformance.specs import specs_dir, yaml_data
 

@@ -3,22 +3,29 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance import config
 from conformance.clients.deadline import why_silent
-from conformance.errors import EXIT_UNTESTABLE, EXIT_USAGE, ConfigError, TargetUnreachable
+from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, TargetUnreachable
 from conformance.session import Endpoints, open_endpoints
 
 #: pytest's own exit codes mapped onto the suite's: usage errors and empty selections are usage errors (2).
 _PYTEST_EXIT = {int(pytest.ExitCode.USAGE_ERROR): EXIT_USAGE, int(pytest.ExitCode.NO_TESTS_COLLECTED): EXIT_USAGE,
-                int(pytest.ExitCode.INTERRUPTED): EXIT_USAGE, int(pytest.ExitCode.INTERNAL_ERROR): EXIT_UNTESTABLE}
+                int(pytest.ExitCode.INTERRUPTED): EXIT_INCOMPLETE, int(pytest.ExitCode.INTERNAL_ERROR): EXIT_INCOMPLETE}
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "workers", None):
+        from conformance.plugin.options import NO_WORKERS
+        raise ConfigError(NO_WORKERS)
     cli = {name: getattr(args, name, None) for name in config.OPTIONS}
     target = config.resolve(cli)
     report_dir = Path(target.report_dir) if target.report_dir else None
@@ -31,6 +38,35 @@ def run(args: argparse.Namespace) -> int:
         from conformance.reporting.expectations import load
         from conformance.rules import load_catalogue
         load(target.expectations, load_catalogue())  # a missing or malformed file is a usage error, before any request
+    started = time.time()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if threading.current_thread() is threading.main_thread() \
+        else None
+    try:
+        code = _run(args, target, report_dir)
+    except KeyboardInterrupt:
+        code = EXIT_INCOMPLETE
+        print("conformance: interrupted", file=sys.stderr, flush=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    if code == EXIT_INCOMPLETE and report_dir is not None and not _written_since(report_dir, started):
+        # Stopped before the run's own reports (starting the target, collecting): reports still say so.
+        write_aborted_report(target, None, report_dir, "interrupted before any test ran", incomplete=True)
+    written = f"reports in {report_dir}/" if report_dir is not None else "no reports written"
+    print(f"conformance: tested {target.describe()}; {written} ; exit {code}", flush=True)
+    return code
+
+
+def _interrupt(number: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _written_since(report_dir: Path, started: float) -> bool:
+    report = report_dir / "report.json"
+    return report.is_file() and report.stat().st_mtime >= started
+
+
+def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | None) -> int:
     with open_endpoints(target) as endpoints:
         if target.reference:
             print(f"conformance: started the embedded reference target at {endpoints.node_url}", flush=True)
@@ -43,15 +79,29 @@ def run(args: argparse.Namespace) -> int:
                     write_aborted_report(target, endpoints, report_dir, str(exc))
                 raise
         pytest_args = _pytest_args(args, target, endpoints)
+        verdict = _Verdict()
         with contextlib.redirect_stdout(sys.stdout):
-            code = int(pytest.main(pytest_args))
-    code = _PYTEST_EXIT.get(code, code)
-    written = f"reports in {report_dir}/" if report_dir is not None else "no reports written"
-    print(f"conformance: tested {target.describe()}; {written} ; exit {code}", flush=True)
-    return code
+            code = int(pytest.main(pytest_args, plugins=[verdict]))
+    # The suite's own code when the run built its report (pytest's codes overlap the suite's), else pytest's mapped.
+    return verdict.code if verdict.code is not None else _PYTEST_EXIT.get(code, code)
 
 
-def write_aborted_report(target: config.Target, endpoints: Endpoints, report_dir: Path, reason: str) -> None:
+class _Verdict:
+    """Reads the exit code the run's report decided, once the session is over."""
+
+    code: int | None = None
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        from conformance.plugin.state import run_state
+
+        report = run_state(config).report
+        if report is not None:
+            self.code = int(report["summary"]["exit_code"])
+
+
+def write_aborted_report(target: config.Target, endpoints: Endpoints | None, report_dir: Path, reason: str, *,
+                         incomplete: bool = False) -> None:
+    """The reports of a run that tested nothing: why (the target did not answer, the run was stopped first)."""
     import datetime as dt
 
     from conformance.reporting.build import RunFacts, build
@@ -60,10 +110,13 @@ def write_aborted_report(target: config.Target, endpoints: Endpoints, report_dir
     from conformance.reporting.write import write_reports
     from conformance.rules import load_catalogue
 
-    now = dt.datetime.now(dt.timezone.utc)
-    facts = RunFacts(apis=target.apis, profile=target.profile, evm_chain=endpoints.evm_chain, reference=False,
-                     urls={"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url},
-                     seed=target.seed, started=now, finished=now, requests=0, gate=target.gate, aborted=reason)
+    now = dt.datetime.now(dt.UTC)
+    urls = {"node": target.node_url, "data": target.data_url, "metrics": target.metrics_url}
+    if endpoints is not None:
+        urls = {"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url}
+    facts = RunFacts(apis=target.apis, profile=target.profile, evm_chain=target.evm_chain, reference=target.reference,
+                     urls=urls, seed=target.seed, started=now, finished=now, requests=0, gate=target.gate,
+                     aborted=None if incomplete else reason, interrupted=reason if incomplete else None)
     with contextlib.suppress(OSError):
         # junit.xml among them: one errored test case, so a CI view shows why nothing was tested.
         write_reports(build([], load_catalogue(), facts, OperationTimes(), Verdicts()), report_dir)
@@ -125,6 +178,4 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
                 out += [flag, str(item)]
         elif value is not None:
             out += [flag, str(value)]
-    if args.workers:
-        out += ["-n", str(args.workers)]
     return out + list(args.pytest_args)

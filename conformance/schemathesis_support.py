@@ -6,24 +6,24 @@
 - `send(client, wire_case(api, case))` sends a case through OUR RestClient/HttpSession, so the run's rate limit,
   request budget, API key and recorded exchanges apply, and the reproducer is our curl line with the real pageToken.
 - `rest_check(api)` registers a check `fn(request, exchange)` for one API, both in our registry (used by
-  `CaseRun`) and with schemathesis (`schemathesis.check`), so one rule has one implementation.
-- `CaseRun` sends cases, applies every registered check of the API to each and keeps going after a failure;
-  `finish()` raises the first Violation, saying how many others there were and under which rules.
+  `judge`) and with schemathesis (`schemathesis.check`), so one rule has one implementation.
+- `judge` sends one case and applies every registered check of the API to its answer, each deciding its own
+  rules.
 
 Only documented schemathesis API is relied on where it exists (`openapi.from_path`, `APIOperation.as_strategy`,
 `Case`, `schemathesis.check`); the coverage phase is reached through `schema.iter_coverage_cases`, which
 tests/test_rest_support.py pins so that an upgrade that moves it fails loudly.
 
 A case is sent as a `WireCase`: the request as schemathesis would send it, relative to the API's base URL, with
-what the checks know of it (`GeneratedRequest`). It is made where the case is drawn, so a process that only sends
-and judges cases (the run, when a helper process drew them: conformance.cases_ahead) needs none of schemathesis'
-document machinery; tests/test_rest_support.py compares its URLs with schemathesis' own.
+what the checks know of it (`GeneratedRequest`). It is made where the case is drawn (while the test is set up), so
+sending and judging it needs none of schemathesis' document machinery; tests/test_rest_support.py compares its
+URLs with schemathesis' own.
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, quote, unquote, urljoin, urlsplit
@@ -37,7 +37,7 @@ from schemathesis.transport.serialization import quote_all
 from conformance import specs
 from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
-from conformance.errors import SuiteError, Violation
+from conformance.errors import SuiteError
 
 PHASES = ("examples", "coverage", "fuzzing")
 MODES = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
@@ -284,58 +284,15 @@ def exchange_of(response: Any) -> Exchange:
 
 # Running cases ----------------------------------------------------------------------------------------------
 
-@dataclass
-class CaseRun:
-    """Sends generated cases of one API and applies its registered checks, continuing after failures."""
+def judge(client: RestClient, api: str, case: Any, checks: list[RestCheck] | None = None) -> Exchange:
+    """Sends one generated case (a schemathesis `Case` or a `WireCase`) and applies every check registered for
+    `api` (or `checks`): each decides its own rules, and the violation one finds hides none of the others, which
+    still judge the answer; the test fails at its end with all of them."""
+    from conformance.checks import independently
 
-    client: RestClient
-    api: str
-    checks: list[RestCheck] | None = None        # default: every check registered for `api`
-    violations: list[Violation] = field(default_factory=list)
-    sent: int = 0
-
-    def run(self, case: Any) -> Exchange:
-        """Sends one case (a schemathesis `Case` or a `WireCase`) and applies the checks; a Violation is kept,
-        not raised."""
-        wire = self._wire(case)
-        return self.judge(wire, send(self.client, wire))
-
-    def run_all(self, cases: Sequence[Any], config: Any) -> None:
-        """Sends the cases, several at once where the run keeps tests in flight, then judges each answer in
-        order, here, where the test's evidence is recorded."""
-        from conformance.concurrency import sent_each
-
-        wires = [self._wire(case) for case in cases]
-        for wire, exchange in zip(wires, sent_each(config, lambda wire: send(self.client, wire), wires)):
-            self.judge(wire, exchange)
-
-    def judge(self, wire: WireCase, exchange: Exchange) -> Exchange:
-        """Applies the checks to the answer to one case; a Violation is kept, not raised."""
-        self.sent += 1
-        request = wire.request
-        for check in self.checks if self.checks is not None else CHECKS.get(self.api, []):
-            try:
-                check(request, exchange)
-            except Violation as violation:
-                # Each registered check decides its own rules (shape, error body, refusal): one that broke hides
-                # none of the others, which still judge this case.
-                self.violations.append(violation)
-        return exchange
-
-    def _wire(self, case: Any) -> WireCase:
-        return case if isinstance(case, WireCase) else wire_case(self.api, case)
-
-    def finish(self) -> None:
-        """Raises the first Violation, naming how many others the cases gave and which rules they broke."""
-        if not self.violations:
-            return
-        first = self.violations[0]
-        if len(self.violations) == 1:
-            raise first
-        others = sorted({v.rule.id for v in self.violations[1:]})
-        summary = (f"{first.summary} (1 of {len(self.violations)} violations in {self.sent} generated cases; "
-                   f"the others broke {', '.join(others)})")
-        combined = Violation(first.rule, summary, expected=first.expected, received=first.received)
-        combined.reproducer = first.reproducer
-        combined.args = (combined.render(),)
-        raise combined
+    wire = case if isinstance(case, WireCase) else wire_case(api, case)
+    exchange = send(client, wire)
+    for check in checks if checks is not None else CHECKS.get(api, []):
+        with independently():
+            check(wire.request, exchange)
+    return exchange

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Iterator
+from collections.abc import Iterator
 
 from conformance.config import Target
 from conformance.discovery import Identifiers

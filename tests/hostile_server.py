@@ -5,12 +5,18 @@ against it can pass, and whatever goes wrong is the misbehaviour's doing.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import ssl
+import struct
+import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from werkzeug.test import Client
@@ -20,7 +26,8 @@ from conformance.reference.world import World
 
 BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json", "huge", "huge-length", "429",
               "429-always", "503-bursts", "503-always", "redirect-loop",
-              "redirect-endless-body", "echo-key", "surrogate-escape")
+              "redirect-endless-body", "echo-key", "surrogate-escape", "early-hints", "restart", "reset-sometimes",
+              "tls", "bloated")
 HUGE_BYTES = 50 * 1024 * 1024
 _BLOCK = b" " * (1024 * 1024)
 HTML = b"<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>"
@@ -41,7 +48,8 @@ class HostileServer:
     """Serves one misbehaviour; `hits` records every request, `stop()` releases stalled and trickling answers."""
 
     def __init__(self, behaviour: str, *, throttled: int = 2, burst: tuple[int, int] = (2, 5), seed: int = 0,
-                 huge_bytes: int = HUGE_BYTES, delay: float = 0.25) -> None:
+                 huge_bytes: int = HUGE_BYTES, delay: float = 0.25, restart: tuple[int, float] = (30, 2.0),
+                 every: int = 7) -> None:
         if behaviour not in BEHAVIOURS:
             raise ValueError(f"unknown behaviour {behaviour!r}; choose from {', '.join(BEHAVIOURS)}")
         self.behaviour = behaviour
@@ -49,6 +57,9 @@ class HostileServer:
         self.burst = burst                # 503-bursts: the first n of every m requests are 503
         self.huge_bytes = huge_bytes
         self.delay = delay                # slow: seconds before each normal answer
+        self.restart = restart            # restart: after this many requests, nothing listens for this long
+        self.every = every                # reset-sometimes: every n-th answer is cut off by a reset mid-body
+        self.connections: set[socket.socket] = set()   # the clients' open connections
         self.world = World(seed)
         self.app = ReferenceApp(self.world)
         self.hits: list[Hit] = []
@@ -58,13 +69,19 @@ class HostileServer:
         if behaviour == "refuse":
             self.port = _free_port()
         else:
-            self._httpd = _Server(("127.0.0.1", 0), _Handler)
-            self._httpd.hostile = self  # type: ignore[attr-defined]
+            self._httpd = self._listen(0)
             self.port = int(self._httpd.server_address[1])
+
+    def _listen(self, port: int) -> ThreadingHTTPServer:
+        httpd = _Server(("127.0.0.1", port), _Handler)
+        httpd.hostile = self  # type: ignore[attr-defined]
+        if self.behaviour == "tls":
+            httpd.socket = _tls_context().wrap_socket(httpd.socket, server_side=True)
+        return httpd
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.behaviour == 'tls' else 'http'}://127.0.0.1:{self.port}"
 
     def statuses(self) -> list[int | None]:
         with self._lock:
@@ -72,9 +89,28 @@ class HostileServer:
 
     def start(self) -> HostileServer:
         if self._httpd is not None:
-            threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
-                             name=f"hostile-{self.behaviour}").start()
+            self._serve(self._httpd)
         return self
+
+    def _serve(self, httpd: ThreadingHTTPServer) -> None:
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
+                         name=f"hostile-{self.behaviour}").start()
+
+    def go_down(self) -> None:
+        """restart: stops listening (connections are refused), and listens again on the same port later."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        threading.Thread(target=lambda: (httpd.shutdown(), httpd.server_close()), daemon=True).start()
+        for connection in list(self.connections):   # a process that goes down resets what it had open
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+        def come_back() -> None:
+            if not self.stopped.wait(self.restart[1]):
+                self._httpd = self._listen(self.port)
+                self._serve(self._httpd)
+        threading.Thread(target=come_back, daemon=True).start()
 
     def stop(self) -> None:
         self.stopped.set()
@@ -96,12 +132,22 @@ class HostileServer:
                 answer = "429-always" if number <= self.throttled else "normal"
             elif self.behaviour == "503-bursts":
                 answer = "503-always" if (number - 1) % self.burst[1] < self.burst[0] else "normal"
+            elif self.behaviour == "restart":
+                answer = "normal"
+                if number == self.restart[0]:
+                    self.go_down()
+            elif self.behaviour == "reset-sometimes":
+                answer = "reset" if number % self.every == 0 else "normal"
+            elif self.behaviour == "tls":
+                answer = "normal"
+            elif self.behaviour == "bloated":
+                answer = "bloated" if not path.startswith("/ext/") else "normal"
             else:
                 answer = self.behaviour
             status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200, "html": 200, "bad-utf8": 200, "deep-json": 200,
                       "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
                       "redirect-loop": 302, "redirect-endless-body": 302, "echo-key": 400,
-                      "surrogate-escape": 200}[answer]
+                      "surrogate-escape": 200, "early-hints": None, "reset": 200, "bloated": None}[answer]
             self.hits.append(Hit(time.monotonic(), method, path, status))
             return answer
 
@@ -117,10 +163,19 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "hostile/1"
 
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def setup(self) -> None:
+        super().setup()
+        self.hostile.connections.add(self.connection)
+
+    def finish(self) -> None:
+        self.hostile.connections.discard(self.connection)
+        with contextlib.suppress(OSError):
+            super().finish()
+
+    def do_GET(self) -> None:
         self._answer()
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._answer()
 
     def log_message(self, *args: Any) -> None:
@@ -142,6 +197,29 @@ class _Handler(BaseHTTPRequestHandler):
         reply = Client(self.hostile.app).open(self.path, method=self.command, data=body,
                                               headers={"Content-Type": self.headers.get("Content-Type", "")})
         self._send(reply.status_code, reply.get_data(), reply.headers.get("Content-Type", "application/json"))
+
+    def _early_hints(self, body: bytes) -> None:
+        """Two interim answers before the real one: a client that takes the first for the answer reads garbage."""
+        self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
+                         b"HTTP/1.1 102 Processing\r\n\r\n")
+        self._normal(body)
+
+    def _reset(self, body: bytes) -> None:
+        """Half an answer, then the connection reset (RST, not an orderly close)."""
+        self._head(200, "application/json", {"Content-Length": "1000"})
+        self.wfile.write(b'{"jsonrpc":"2.0","id":1,"result"')
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+
+    def _bloated(self, body: bytes) -> None:
+        """The reference's answer with one more member: a string of `huge_bytes` (a REST answer's object)."""
+        reply = Client(self.hostile.app).open(self.path, method=self.command, data=body,
+                                              headers={"Content-Type": self.headers.get("Content-Type", "")})
+        data = reply.get_data()
+        if reply.status_code == 200 and data.startswith(b"{"):
+            data = b'{"padding":"' + b"x" * self.hostile.huge_bytes + b'",' + data[1:]
+        self._send(reply.status_code, data, reply.headers.get("Content-Type", "application/json"))
 
     def _slow(self, body: bytes) -> None:
         if not self.hostile.stopped.wait(self.hostile.delay):
@@ -242,6 +320,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self._head(status, content_type, {"Content-Length": str(len(data)), **(headers or {})})
         self.wfile.write(data)
+
+
+def _tls_context() -> ssl.SSLContext:
+    """A server context with a self-signed certificate, which no client that verifies certificates accepts."""
+    folder = Path(tempfile.mkdtemp(prefix="hostile-tls-"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return context
 
 
 def _free_port() -> int:

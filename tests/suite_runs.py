@@ -1,6 +1,7 @@
 """Runs the conformance suite in-process against a reference target and reports what each test did."""
 from __future__ import annotations
 
+import gc
 import io
 import contextlib
 from dataclasses import dataclass, field
@@ -18,7 +19,9 @@ from conformance.session import reference_credentials
 BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header", "--suite-tracebacks",
              "--conformance-profile", "quick", "-W", "ignore::pytest.PytestAssertRewriteWarning",
              # reports only where a self-test asks for them (with its own --report-dir)
-             "--report-dir", ""]
+             "--report-dir", "",
+             # the reference answers alike every time: a failing test run again would only cost time
+             "--recheck", "0"]
 
 
 @dataclass
@@ -98,8 +101,14 @@ def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str,
         for name, value in reference_credentials(info).items():
             args += ["--sample", f"{name}={value}"]
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = pytest.main(args + list(extra) + selection, plugins=[recorder])
+    # pytest collects garbage five times over as a session ends: with what this process already holds frozen,
+    # those passes walk only the run's own objects (hundreds of runs make a self-test session).
+    gc.freeze()
+    try:
+        with contextlib.redirect_stdout(out):
+            code = pytest.main(args + list(extra) + selection, plugins=[recorder])
+    finally:
+        gc.unfreeze()
     return SuiteRun(int(code), recorder.outcomes, out.getvalue())
 
 

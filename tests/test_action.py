@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 import yaml

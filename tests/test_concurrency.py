@@ -3,27 +3,22 @@ and each test's evidence kept to itself."""
 from __future__ import annotations
 
 import json
-import multiprocessing
-import subprocess
-import sys
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
 from benchmarks.delay_proxy import DelayProxy
-from conformance.clients import shared_limits
 from conformance.clients.http import HttpSession, Limits
-from conformance.clients.shared_limits import SharedLimits
-from conformance.concurrency import Once, serial_reason
+from conformance.engine.cache import RunCache
+from conformance.engine.loop import serial_reason
 from conformance.errors import BudgetExhausted
 from conformance.reference import ReferenceServer
-from conformance.session import reference_credentials
 from tests.suite_runs import SuiteRun, run_suite
 
 #: One seed for the generated examples of both runs, so that they send the same requests.
@@ -41,7 +36,7 @@ class _Counting(BaseHTTPRequestHandler):
     seen: list[str] = []
     lock = threading.Lock()
 
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         with _Counting.lock:
             _Counting.seen.append(self.path)
         self.send_response(200)
@@ -50,7 +45,7 @@ class _Counting(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(b"{}")
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -72,7 +67,7 @@ def _in_threads(count: int, action: Any) -> list[BaseException]:
     def run() -> None:
         try:
             action()
-        except BaseException as exc:  # noqa: BLE001 - the test looks at every outcome
+        except BaseException as exc:
             errors.append(exc)
     threads = [threading.Thread(target=run) for _ in range(count)]
     for thread in threads:
@@ -109,7 +104,7 @@ def test_the_request_budget_holds_exactly_across_threads(server: str) -> None:
 
 
 def test_once_computes_a_key_once_however_many_threads_ask() -> None:
-    once, calls, ready = Once(), Counter(), threading.Barrier(8)
+    once, calls, ready = RunCache(), Counter(), threading.Barrier(8)
 
     def compute() -> int:
         calls["key"] += 1
@@ -117,16 +112,30 @@ def test_once_computes_a_key_once_however_many_threads_ask() -> None:
 
     def ask() -> None:
         ready.wait()
-        assert once.get("key", compute) == 42
+        assert once(compute, "key") == 42
     assert _in_threads(8, ask) == []
     assert calls["key"] == 1
 
 
 def test_a_failed_computation_is_tried_again_by_the_next_caller() -> None:
-    once = Once()
+    once = RunCache()
+
+    def compute(value: int) -> int:
+        return 7 // value
     with pytest.raises(ZeroDivisionError):
-        once.get("key", lambda: 1 // 0)
-    assert once.get("key", lambda: 7) == 7
+        once(lambda: compute(0), "key")
+    assert once(lambda: compute(1), "key") == 7
+
+
+def test_a_cache_is_keyed_by_the_place_that_computes_and_its_arguments() -> None:
+    once = RunCache()
+    first = once(lambda: "a", "same key")
+    second = once(lambda: "b", "same key")
+    assert (first, second) == ("a", "b"), "two places in the code share no entry"
+
+    def read(key: int) -> tuple[str, int]:
+        return once(lambda: ("read", key), key)
+    assert [read(key) for key in (1, 2, 1)] == [("read", 1), ("read", 2), ("read", 1)]
 
 
 def _report(directory: Path) -> dict[str, Any]:
@@ -202,12 +211,13 @@ def _reproducers(report_dir: Path, tests: set[str], moved: tuple[str, str] = (""
             for failure in rule.get("failures", []) if failure["test"] in tests}
 
 
-def test_tests_that_change_the_target_or_tear_down_after_themselves_run_alone(tmp_path: Path) -> None:
+def test_tests_that_change_the_target_or_ask_for_fixtures_while_they_run_run_alone(tmp_path: Path) -> None:
     (tmp_path / "test_kinds.py").write_text(
         "import pytest\n\n"
         "def test_plain():\n    pass\n\n"
         "@pytest.mark.mutating\ndef test_mutating():\n    pass\n\n"
         "@pytest.mark.serial\ndef test_marked():\n    pass\n\n"
+        "def test_asking(request):\n    pass\n\n"
         "def test_with_a_teardown(tmp_path):\n    pass\n", encoding="utf-8")
     reasons: dict[str, str | None] = {}
 
@@ -215,96 +225,39 @@ def test_tests_that_change_the_target_or_tear_down_after_themselves_run_alone(tm
         def pytest_collection_finish(self, session: pytest.Session) -> None:
             reasons.update({item.name: serial_reason(item) for item in session.items})
     assert pytest.main([str(tmp_path), "--collect-only", "-q", "-p", "no:cacheprovider"], plugins=[Collect()]) == 0
-    assert reasons["test_plain"] is None
-    assert reasons["test_mutating"] and reasons["test_marked"] and reasons["test_with_a_teardown"]
+    assert reasons["test_plain"] is None and reasons["test_with_a_teardown"] is None   # its teardown waits instead
+    assert reasons["test_mutating"] and reasons["test_marked"] and reasons["test_asking"]
 
 
-def _reserve_and_take(path: str, interval: float, budget: int, count: int, out: Any) -> None:
-    shared = SharedLimits(Path(path))
-    out.put(([shared.reserve(interval) for _ in range(count)], sum(shared.take(budget) for _ in range(count))))
+def test_a_teardown_never_overlaps_its_test_s_call(tmp_path: Path) -> None:
+    """Yield fixtures and request.addfinalizer alike: the teardown comes after the call, whatever else is in flight."""
+    # Four calls in flight from the start (the loop would first measure how long answers take).
+    (tmp_path / "conftest.py").write_text(
+        "from conformance.engine.loop import ConcurrentLoop\n"
+        "ConcurrentLoop.lanes = lambda self: 4\n", encoding="utf-8")
+    (tmp_path / "test_teardowns.py").write_text(
+        "import time, pytest\n"
+        "EVENTS = []\n\n"
+        "@pytest.fixture\n"
+        "def by_yield():\n    yield\n    EVENTS.append('yield-teardown')\n\n"
+        "@pytest.fixture\n"
+        "def by_finalizer(request):\n    request.addfinalizer(lambda: EVENTS.append('finalizer'))\n\n"
+        "@pytest.mark.rule('RPC-ENV-001')\n"
+        "def test_with_yield(by_yield):\n    time.sleep(0.2); EVENTS.append('yield-call')\n\n"
+        "@pytest.mark.rule('RPC-ENV-001')\n"
+        "def test_with_finalizer(by_finalizer):\n    time.sleep(0.2); EVENTS.append('finalizer-call')\n\n"
+        "@pytest.mark.rule('RPC-ENV-001')\n"
+        "@pytest.mark.parametrize('n', range(4))\n"
+        "def test_plain(n):\n    time.sleep(0.05)\n\n"
+        "def test_order():\n"
+        "    assert EVENTS.index('yield-call') < EVENTS.index('yield-teardown')\n"
+        "    assert EVENTS.index('finalizer-call') < EVENTS.index('finalizer')\n", encoding="utf-8")
+    code = pytest.main([str(tmp_path), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--rootdir", str(tmp_path),
+                        "--node-url", "http://127.0.0.1:9", "--concurrency", "4", "--report-dir", ""])
+    assert code == 0
 
 
-@pytest.mark.skipif(not shared_limits.AVAILABLE, reason="no file locks (fcntl) on this platform")
-def test_workers_keep_one_rate_schedule_and_one_budget(tmp_path: Path) -> None:
-    context = multiprocessing.get_context("spawn")
-    out = context.Queue()
-    workers = [context.Process(target=_reserve_and_take, args=(str(tmp_path / "limits"), 0.01, 25, 10, out))
-               for _ in range(4)]
-    for worker in workers:
-        worker.start()
-    results = [out.get(timeout=120) for _ in workers]
-    for worker in workers:
-        worker.join(timeout=60)
-    starts = sorted(start for schedule, _ in results for start in schedule)
-    # Four processes, one schedule: every start is its interval after the one before, whichever process took it.
-    assert len(starts) == 40 and all(later - earlier >= 0.01 - 1e-9 for earlier, later in zip(starts, starts[1:]))
-    assert sum(taken for _, taken in results) == 25
+def test_a_run_of_the_suite_refuses_worker_processes(tmp_path: Path) -> None:
+    from conformance.cli import main
 
-
-def _command_run(report_dir: Path, *argv: str) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-m", "conformance", "run", "--profile", "quick", "--report-dir",
-                             str(report_dir), *argv], capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return _report(report_dir)
-
-
-@pytest.mark.selftest_slow
-@pytest.mark.skipif(not shared_limits.AVAILABLE, reason="no file locks (fcntl) on this platform")
-def test_workers_share_the_run_s_reads_instead_of_repeating_them(tmp_path: Path) -> None:
-    with ReferenceServer() as server:
-        target = ["--target-url", server.url, "--evm-chain", str(server.info()["evm_blockchain_id"]),
-                  *[f"--sample={name}={value}" for name, value in reference_credentials(server.info()).items()]]
-        alone = _command_run(tmp_path / "alone", *target)
-        four = _command_run(tmp_path / "four", *target, "-n", "4")
-    assert _verdicts(alone) == _verdicts(four)
-    sent = alone["summary"]["requests"]
-    assert abs(four["summary"]["requests"] - sent) <= 0.02 * sent, (sent, four["summary"]["requests"])
-
-
-def test_the_requests_of_one_test_go_out_together_and_come_back_in_order() -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from conformance.clients.http import ANSWER_TIMES
-    from conformance.concurrency import ConcurrentLoop, sent_each
-
-    loop = ConcurrentLoop(config=None, width=4)  # type: ignore[arg-type]
-    at_once, most, lock = [0], [0], threading.Lock()
-
-    def send(value: int) -> int:
-        with lock:
-            at_once[0] += 1
-            most[0] = max(most[0], at_once[0])
-        time.sleep(0.02)
-        with lock:
-            at_once[0] -= 1
-        return value * 10
-
-    class _Config:
-        class pluginmanager:  # noqa: N801 - the shape of pytest's config
-            @staticmethod
-            def get_plugin(name: str) -> ConcurrentLoop:
-                return loop
-    # Before the loop measured a far target it sends one at a time, in the test's own thread.
-    assert sent_each(_Config(), send, list(range(8))) == [value * 10 for value in range(8)] and most[0] == 1
-    ANSWER_TIMES.clear()
-    ANSWER_TIMES.extend([0.05] * 20)
-    loop.requests, loop.busy = 100, 0.01   # answers wait 50 ms, a call computes 0.1 ms a request
-    with ThreadPoolExecutor(max_workers=4) as pool, loop._sending(pool):
-        assert sent_each(_Config(), send, list(range(8))) == [value * 10 for value in range(8)]
-    assert 1 < most[0] <= 4
-    ANSWER_TIMES.clear()
-
-
-def test_a_tests_hooks_are_worked_out_once_per_file_while_the_loop_runs() -> None:
-    from conformance.concurrency import _hook_proxies_remembered
-
-    class _Session:
-        """pytest's, where conftests apply to some paths only: a new hook proxy on every call."""
-        def gethookproxy(self, fspath: Any) -> object:
-            return object()
-
-    session = _Session()
-    with _hook_proxies_remembered(session):  # type: ignore[arg-type]
-        assert session.gethookproxy("a.py") is session.gethookproxy("a.py")
-        assert session.gethookproxy("a.py") is not session.gethookproxy("b.py")
-    assert session.gethookproxy("a.py") is not session.gethookproxy("a.py")   # pytest's own again
+    assert main(["run", "-n", "2", "--report-dir", str(tmp_path)]) == 2

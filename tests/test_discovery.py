@@ -5,13 +5,11 @@ import json
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance.checks.data import plain_page_size
 from conformance.clients.http import HttpSession, Limits
 from conformance.discovery import BUDGET, Discovery, Identifiers, discover
 from conformance.reference import ReferenceServer
@@ -147,26 +145,6 @@ def test_a_node_alone_skips_the_evm_tests_with_one_line(server: ReferenceServer,
     reasons = {t.get("message") for t in report["tests"] if t["id"] in skipped}
     assert skipped and reasons == {"no EVM chain the node serves found: searched eth_chainId at /ext/bc/C/rpc "
                        "(or pass --evm-chain BLOCKCHAIN_ID_OR_ALIAS)"}
-
-
-def test_discovery_runs_once_under_xdist(tmp_path: Path) -> None:
-    def requests_seen(*workers: str) -> tuple[Counter[str], dict[str, Any]]:
-        with ReferenceServer(seed=0) as target:
-            seen: Counter[str] = Counter()
-            route = target.app.route
-
-            def counting(request: Any) -> Any:
-                seen[f"{request.method} {request.full_path}"] += 1
-                return route(request)
-            target.app.route = counting  # type: ignore[method-assign]
-            report = run(tmp_path / ("n" + "".join(workers)), "--data-url", target.url, "--api", "data",
-                         "--rule", "DATA-SHP", *workers)
-        return seen, report
-    alone, _ = requests_seen()
-    parallel, report = requests_seen("-n", "2")
-    crawl_request = f"GET /v1/networks/mainnet/blockchains?pageSize={plain_page_size('listBlockchains')}&sortOrder=desc"
-    assert alone[crawl_request] == parallel[crawl_request] == 1
-    assert report["discovery"]["ran"] and not identifier_skips(report)
 
 
 def test_the_clean_reference_passes_every_test_with_every_identifier_discovered() -> None:

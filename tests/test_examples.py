@@ -7,7 +7,8 @@ import json
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 import yaml

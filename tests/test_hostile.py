@@ -96,7 +96,11 @@ def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float
 ]])
 def test_a_target_that_cannot_be_tested_is_an_error_of_the_suite(behaviour: str, selection: tuple[str, ...],
                                                                  mentions: str, tmp_path: Path) -> None:
-    assert_ended(run_against(behaviour, selection, tmp_path), 3, mentions=mentions)
+    # Each test of a trickling target waits out its timeout: time enough for all of them, so the run ends (3), not
+    # the maximum duration (4).
+    duration = 30.0 if behaviour == "trickle" else MAX_DURATION
+    assert_ended(run_against(behaviour, selection, tmp_path, max_duration=duration), 3, mentions=mentions,
+                 max_duration=duration)
 
 
 @pytest.fixture(scope="module")
@@ -159,8 +163,8 @@ def test_429_is_waited_out_as_asked_and_retried(tmp_path: Path) -> None:
 
 
 def test_429_for_ever_is_an_error_of_the_suite_never_retried_sooner_than_asked(tmp_path: Path) -> None:
-    run = run_against("429-always", INDEX, tmp_path)
-    assert_ended(run, 3, mentions="answered 429 4 times")
+    run = run_against("429-always", INDEX, tmp_path, max_duration=30)
+    assert_ended(run, 3, mentions="answered 429 4 times", max_duration=30)
     assert run.server.statuses()[:4] == [429] * 4
     schedule, server, outcome = scheduled("429-always")
     assert isinstance(outcome, RateLimited) and "answered 429 4 times" in str(outcome), outcome
@@ -176,9 +180,12 @@ def test_503_bursts_are_retried(tmp_path: Path) -> None:
 
 
 def test_a_run_past_its_deadline_ends_promptly_with_many_tests_left(tmp_path: Path) -> None:
-    """Hundreds of tests are left when the maximum duration passes; each ends at once as an error of the suite."""
+    """Hundreds of tests are left when the maximum duration passes: the run stops, incomplete, with its reports."""
     run = run_against("slow", ("--api", "index", "--rule", "RPC-IDX"), tmp_path, max_duration=3, delay=0.25)
-    assert_ended(run, 3, mentions="maximum duration", max_duration=3)
+    assert_ended(run, 4, mentions="maximum duration", max_duration=3)
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["verdict"] == "incomplete" and report["suite"]["interrupted"]
+    assert any(rule.get("reason") == "interrupted" for rule in report["rules"])
     # No request starts after the deadline: at most --concurrency of them at a time, each answered 0.25 s later.
     assert len(run.server.hits) < DEFAULT_CONCURRENCY * (3 / 0.25 + 2)
 
@@ -207,3 +214,53 @@ def test_lone_surrogate_escapes_are_reported_not_a_crash(tmp_path: Path) -> None
     assert "Traceback" not in run.output
     for name in ("report.json", "summary.md", "report.html", "junit.xml"):
         (tmp_path / "reports" / name).read_text(encoding="utf-8")
+
+
+# Faults in the middle of a run: each affected test is an error of the target, every other rule still decided.
+
+#: Every Index API test: long enough for a fault to strike in the middle of the run.
+ALL_INDEX = ("--api", "index")
+
+
+def _statuses(run: Run) -> dict[str, int]:
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    counts: dict[str, int] = {}
+    for rule in report["rules"]:
+        counts[rule["status"]] = counts.get(rule["status"], 0) + 1
+    return counts
+
+
+def test_interim_answers_before_the_real_one_are_skipped(tmp_path: Path) -> None:
+    run = run_against("early-hints", INDEX, tmp_path)
+    assert_ended(run, 0)
+
+
+def test_a_target_that_restarts_mid_run_leaves_the_other_rules_decided(tmp_path: Path) -> None:
+    run = run_against("restart", ALL_INDEX, tmp_path, max_duration=60, restart=(150, 1.5))
+    assert_ended(run, 3, mentions="cannot connect", max_duration=60)
+    statuses = _statuses(run)
+    assert statuses.get("pass", 0) > 20 and "fail" not in statuses, statuses
+
+
+def test_connections_reset_mid_body_are_errors_of_those_tests_only(tmp_path: Path) -> None:
+    run = run_against("reset-sometimes", ALL_INDEX, tmp_path, max_duration=60, every=9)
+    assert_ended(run, 3, mentions="cut short", max_duration=60)
+    statuses = _statuses(run)
+    assert statuses.get("pass", 0) > 10 and "fail" not in statuses, statuses
+
+
+def test_a_target_whose_certificate_cannot_be_verified_is_reported_in_one_line(tmp_path: Path) -> None:
+    run = run_against("tls", INDEX, tmp_path)
+    assert_ended(run, 3, mentions="does not answer")
+    assert "CERTIFICATE" in run.output.upper() or "SSL" in run.output.upper(), run.output[-2000:]
+
+
+def test_answers_of_30_mb_each_keep_the_run_under_its_memory_bound(tmp_path: Path) -> None:
+    bound_mb = 600
+    run = run_against("bloated", ("--api", "data,metrics", "--rule", "DATA-PAG", "--rule", "MET-PAG",
+                                  "--max-memory", str(bound_mb), "--timeout", "30"), tmp_path, max_duration=120,
+                      huge_bytes=30 * 1024 * 1024)
+    assert "Traceback" not in run.output, run.output[-3000:]
+    assert run.peak_rss_kb < bound_mb * 1024, f"peak {run.peak_rss_kb // 1024} MB{run.output[-2000:]}"
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert report["suite"]["memory"]["trimmed_bodies"] > 0

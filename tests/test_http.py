@@ -9,7 +9,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import requests
@@ -29,10 +29,10 @@ class _Script(BaseHTTPRequestHandler):
     hits: dict[str, int] = {}
     keys: dict[str, str | None] = {}
 
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         self._answer()
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self._answer()
 

@@ -1,4 +1,5 @@
-"""The pytest plugin: rule marks are checked, select tests, reach JUnit; violations and suite errors map to exit codes."""
+"""The pytest plugin: rule marks are checked, select tests, reach JUnit; violations and suite errors map to exit
+codes."""
 from __future__ import annotations
 
 import subprocess
@@ -85,62 +86,3 @@ def test_rule_ids_reach_junit_properties(tmp_path: Path) -> None:
 def test_tests_of_unselected_apis_are_not_part_of_the_run(tmp_path: Path) -> None:
     result = _pytest(tmp_path, SUITE, "--data-url", "http://127.0.0.1:9", "--api", "data")
     assert "no tests ran" in result.stdout and "deselected" not in result.stdout and "passed" not in result.stdout
-
-
-FREEZE_SEEN_BY_PYTEST = """
-import gc, sys
-import _pytest.unraisableexception as unraisable
-
-collect_harder = unraisable.gc_collect_harder
-
-def gc_collect_harder(iterations):
-    sys.stderr.write(f"frozen at pytest's last collections: {gc.get_freeze_count() > 0}\\n")
-    collect_harder(iterations)
-
-unraisable.gc_collect_harder = gc_collect_harder
-"""
-
-
-def test_pytests_last_collections_still_skip_what_the_run_froze(tmp_path: Path) -> None:
-    """pytest collects garbage five times over as it ends; thawed before that, each pass walks the whole run."""
-    (tmp_path / "conftest.py").write_text(FREEZE_SEEN_BY_PYTEST)
-    result = _pytest(tmp_path, SUITE, "-k", "passes")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "frozen at pytest's last collections: True" in result.stderr, result.stderr
-
-
-def test_a_run_freezes_what_it_collected_for_its_own_length_only() -> None:
-    import gc
-
-    from conformance.plugin import MIDDLE_COLLECTION, YOUNG_COLLECTION, RunState
-
-    before, frozen = gc.get_threshold(), gc.get_freeze_count()
-    idle = RunState(config=None)  # type: ignore[arg-type]
-    idle.pytest_collection_finish(session=None)  # type: ignore[arg-type]   # no conformance test collected
-    assert gc.get_freeze_count() == frozen and gc.get_threshold() == before
-    state = RunState(config=None)  # type: ignore[arg-type]
-    state.active = True
-    try:
-        state.pytest_collection_finish(session=None)  # type: ignore[arg-type]
-        assert gc.get_freeze_count() > frozen
-        assert gc.get_threshold()[:2] == (max(before[0], YOUNG_COLLECTION), max(before[1], MIDDLE_COLLECTION))
-    finally:
-        state.thaw()
-    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
-
-
-def test_no_garbage_is_collected_while_tests_are_collected() -> None:
-    import gc
-
-    from conformance.plugin import RunState
-
-    state = RunState(config=None)  # type: ignore[arg-type]
-    assert gc.isenabled()
-    collecting = state.pytest_collection(session=None)  # type: ignore[arg-type]
-    next(collecting)
-    assert not gc.isenabled()
-    try:
-        collecting.throw(RuntimeError("a module that does not import"))
-    except RuntimeError:
-        pass
-    assert gc.isenabled()

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

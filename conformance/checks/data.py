@@ -5,7 +5,8 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -270,7 +271,7 @@ def assert_route_shape(rule_id: str, operation_id: str, body: Any, exchange: Exc
 
 def assert_body_shape(rule_id: str, body: Any, schema: dict[str, Any], *, what: str, exchange: Exchange) -> None:
     """`body` has the shape of `schema`, nulls read as left out and the members of their own rules left out."""
-    if b"null" in exchange.body:  # a page of 10000 items is copied only when it can hold a null
+    if exchange.may_hold_null():  # a page of 10000 items is copied only when it can hold a null
         body = without_nulls(body)
     assert_shape(rule_id, body, schema, api=API, what=what, exchange=exchange, leave_out=own_rule_members())
 

@@ -1,6 +1,6 @@
 """Checks of generated Data API requests (schemathesis cases): documented shapes, error bodies and refusals.
 
-Registered for the "data" API with `rest_check`, so they judge every case `CaseRun` sends (and schemathesis, when
+Registered for the "data" API with `rest_check`, so they judge every case `judge` sends (and schemathesis, when
 it runs them itself). Each check decides only what a generated request can decide: a 2XX answer has the route's
 documented shape; a 4XX error body is the documented one; a query value outside its documented bound or
 enumeration is refused. Generated path values name nothing the target serves, so nothing requires a 2XX.

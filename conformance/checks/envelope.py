@@ -1,7 +1,8 @@
 """The JSON-RPC 2.0 envelope: results, error objects, echoed ids, and what the documents leave to observation."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from conformance.checks import check, fail, held
 from conformance.clients.http import Exchange

@@ -9,7 +9,8 @@ plain equality, so a real difference is never excused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from conformance.clients.http import Exchange
 

@@ -5,7 +5,7 @@ import re
 from typing import Any
 
 from conformance import specs
-from conformance.checks import check, fail
+from conformance.checks import check
 from conformance.checks.shapes import schema_errors
 from conformance.clients.http import Exchange
 

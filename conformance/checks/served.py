@@ -9,6 +9,7 @@ rather than charged with one more symptom of the same deviation.
 from __future__ import annotations
 
 from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -17,7 +18,6 @@ from conformance.checks import check
 from conformance.checks.envelope import error_headline, is_response_object
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
-from conformance.concurrency import Once
 from conformance.reporting.outcomes import test_id
 from conformance.rules import load_catalogue
 
@@ -101,14 +101,14 @@ def methods_needed(rule_ids: list[str]) -> list[str]:
 class ServedMethods:
     """One run's memo of what the target serves, and which test reports each thing it does not."""
 
-    def __init__(self) -> None:
-        # Single flight: tests running at once, and the workers of a run, probe a method once.
-        self._absent = Once(shared="methods served")
+    def __init__(self, once: Callable[..., Any]) -> None:
+        # The run's cache (the `once` fixture): tests running at once probe a method once.
+        self._once = once
         self._reporters: dict[str, str] = {}
 
     def require(self, item: pytest.Item, method: str, client: JsonRpcClient) -> None:
         """Skips `item`, blocked by the rule that `method` is served, when it is not and another test reports it."""
-        absent = self._absent.get((client.url, method), lambda: not_served(probe(client, method)))
+        absent = self._once(lambda: not_served(probe(client, method)), client.url, method)
         self._skip_unless_reporter(item, method, absent, SERVED_RULES[method], f"{method} is not served")
 
     def require_evm_rpc(self, item: pytest.Item, client: JsonRpcClient) -> None:
@@ -116,7 +116,7 @@ class ServedMethods:
         def absent() -> bool:
             exchange = client.call("eth_chainId", [])
             return exchange.status == 404 or not is_response_object(exchange)
-        self._skip_unless_reporter(item, EVM_RPC, self._absent.get((client.url, EVM_RPC), absent), "RPC-EVM-032",
+        self._skip_unless_reporter(item, EVM_RPC, self._once(absent, client.url), "RPC-EVM-032",
                                    "the EVM chain RPC does not answer JSON-RPC")
 
     def _skip_unless_reporter(self, item: pytest.Item, key: str, absent: bool, rule_id: str, reason: str) -> None:

@@ -11,7 +11,7 @@ import calendar
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from conformance.checks import check, independently
@@ -38,7 +38,7 @@ def is_aligned(timestamp: int, interval: str) -> bool:
         return (timestamp - FIRST_MONDAY) % WEEK == 0
     if interval == "month":
         try:
-            return timestamp % DAY == 0 and datetime.fromtimestamp(timestamp, tz=timezone.utc).day == 1
+            return timestamp % DAY == 0 and datetime.fromtimestamp(timestamp, tz=UTC).day == 1
         except (OverflowError, OSError, ValueError):   # beyond the calendar (milliseconds read as seconds)
             return False
     raise ValueError(f"unknown interval {interval!r}")
@@ -53,7 +53,7 @@ def period_start(timestamp: int, interval: str) -> int:
     if interval == "week":
         return timestamp - (timestamp - FIRST_MONDAY) % WEEK
     if interval == "month":
-        moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
+        moment = datetime.fromtimestamp(timestamp, tz=UTC)
         return calendar.timegm((moment.year, moment.month, 1, 0, 0, 0))
     raise ValueError(f"unknown interval {interval!r}")
 
@@ -62,7 +62,7 @@ def shift_periods(timestamp: int, interval: str, count: int) -> int:
     """The start of the period `count` periods after (negative: before) the one containing `timestamp`."""
     start = period_start(timestamp, interval)
     if interval == "month":
-        moment = datetime.fromtimestamp(start, tz=timezone.utc)
+        moment = datetime.fromtimestamp(start, tz=UTC)
         months = moment.year * 12 + moment.month - 1 + count
         return calendar.timegm((months // 12, months % 12 + 1, 1, 0, 0, 0))
     return start + count * {"hour": HOUR, "day": DAY, "week": WEEK}[interval]
@@ -139,7 +139,7 @@ def order_of(stamps: Sequence[int]) -> str:
 def iso(timestamp: int) -> str:
     """A UNIX time as UTC date, time and weekday, for failure messages."""
     try:
-        return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ %a")
+        return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ %a")
     except (OverflowError, OSError, ValueError):
         return "out of range"
 

@@ -6,12 +6,14 @@ down when the exchange's time is up; the session reads the body against the same
 """
 from __future__ import annotations
 
+import http.client
 import itertools
 import socket
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 import requests.adapters
@@ -72,6 +74,14 @@ class _Watchdog:
         with self._lock:
             self._armed.pop(key, None)
 
+    def fire_all(self) -> None:
+        """Acts on every armed deadline now (the run is stopping)."""
+        with self._lock:
+            actions = [action for _, action in self._armed.values()]
+            self._armed.clear()
+        for action in actions:
+            action()
+
     def _run(self) -> None:
         while True:
             with self._lock:
@@ -88,6 +98,11 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
+
+
+def cut_every_wait() -> None:
+    """Cuts off every request still waiting for its status line and headers (the run is stopping)."""
+    _WATCHDOG.fire_all()
 
 
 class _Watched:
@@ -141,12 +156,25 @@ class _OneWrite:
         super().send(data)  # type: ignore[misc]
 
 
+class _FinalAnswer(http.client.HTTPResponse):
+    """An answer read past any interim one: http.client skips `100 Continue` only, and would take a `103 Early
+    Hints` (or any other 1xx) for the final answer and leave the real one on the connection for the next
+    request. Interim answers carry no body (RFC 9110 §15.2): their status line and headers are skipped."""
+
+    def _read_status(self) -> tuple[str, int, str]:
+        while True:
+            version, status, reason = super()._read_status()  # type: ignore[misc]  # http.client's own reader
+            if status < 100 or status >= 200 or status in (100, 101):
+                return version, status, reason   # 100 is skipped by http.client itself, 101 switches protocols
+            http.client._read_headers(self.fp)  # type: ignore[attr-defined]  # the interim answer's headers
+
+
 class _HTTPConnection(_Watched, _OneWrite, urllib3.connection.HTTPConnection):
-    pass
+    response_class = _FinalAnswer
 
 
 class _HTTPSConnection(_Watched, _OneWrite, urllib3.connection.HTTPSConnection):
-    pass
+    response_class = _FinalAnswer
 
 
 class _HTTPConnectionPool(urllib3.HTTPConnectionPool):

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import email.utils
+import hashlib
 import io
 import json
 import re
@@ -11,16 +13,17 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Mapping, NoReturn
+from typing import Any, NoReturn
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import requests.structures
 import urllib3
 
-from conformance.clients.deadline import deadline_session, watching
-from conformance.clients.shared_limits import SharedLimits
-from conformance.errors import BudgetExhausted, RateLimited, SuiteError, TargetUnavailable, TargetUnreachable
+from conformance.clients.deadline import cut_every_wait, deadline_session, watching
+from conformance.errors import (BudgetExhausted, RateLimited, RunStopped, SuiteError, TargetUnavailable,
+                               TargetUnreachable)
 
 #: Stands in for a secret header's value in every reproducer and report.
 SECRET_PLACEHOLDER = "$CONFORMANCE_API_KEY"
@@ -43,23 +46,16 @@ class Exchange:
     response_headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
     elapsed: float = 0.0
-    truncated: bool = False
+    #: A large body, once parsed, is kept as its first and last bytes: its size and digest then say what it was.
+    body_size: int = 0
+    body_digest: str | None = None
+    _null_in_body: bool = True
     secret_headers: frozenset[str] = frozenset()
     _json: Any = field(default=_NOT_PARSED, repr=False)
 
     @property
     def content_type(self) -> str:
         return self.response_headers.get("content-type", "")
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the parsed body, which another process (a pytest-xdist worker) parses again."""
-        state = dict(self.__dict__)
-        state.pop("_json", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._json = _NOT_PARSED
 
     def json(self) -> Any:
         """The body parsed as JSON; raises NotJson (a suite error) when it is not."""
@@ -77,7 +73,26 @@ class Exchange:
             except RecursionError:
                 raise NotJson(f"{self.method} {self.url} answered {self.status} with JSON nested too deeply to "
                               f"read: {self.body[:60]!r}") from None
+            if len(self.body) > KEEP_WHOLE:
+                self._trim()
         return self._json
+
+    def _trim(self) -> None:
+        """Keeps a parsed large body as its head and tail, its size and digest: what the run holds (evidence,
+        pages a later test reads) stays bounded whatever the target sends."""
+        body = self.body
+        self.body_size, self.body_digest = len(body), hashlib.sha256(body).hexdigest()
+        self._null_in_body = b"null" in body
+        self.body = body[:KEPT_HEAD] + body[-KEPT_TAIL:]
+        TRIMMED.add()
+
+    @property
+    def trimmed(self) -> bool:
+        return self.body_digest is not None
+
+    def may_hold_null(self) -> bool:
+        """Whether the body may hold a JSON null (checked before a large body was trimmed)."""
+        return self._null_in_body if self.trimmed else b"null" in self.body
 
     def is_json(self) -> bool:
         try:
@@ -104,6 +119,23 @@ class Exchange:
         return " ".join(parts)
 
 
+#: Bodies larger than this are trimmed once parsed, to their first and last bytes.
+KEEP_WHOLE = 1024 * 1024
+KEPT_HEAD, KEPT_TAIL = 16 * 1024, 4 * 1024
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+#: Answers whose bodies the run kept trimmed, for the report.
+TRIMMED = _Counter()
 _answered = threading.local()
 #: Seconds the latest answers took, over every session and thread.
 ANSWER_TIMES: collections.deque[float] = collections.deque(maxlen=200)
@@ -115,11 +147,10 @@ def answered_in_this_thread() -> int:
 
 
 class RateLimiter:
-    """Spaces requests so that at most `per_second` start in any second: of this process, or, `shared`, of the run."""
+    """Spaces requests so that at most `per_second` start in any second."""
 
-    def __init__(self, per_second: float | None, shared: SharedLimits | None = None) -> None:
+    def __init__(self, per_second: float | None) -> None:
         self.interval = 1.0 / per_second if per_second else 0.0
-        self.shared = shared
         self._next = 0.0
         self._lock = threading.Lock()
 
@@ -127,12 +158,9 @@ class RateLimiter:
         """Waits for this request's turn; returns when it was (time.monotonic)."""
         if not self.interval:
             return time.monotonic()
-        if self.shared is not None:
-            start = self.shared.reserve(self.interval)
-        else:
-            with self._lock:
-                start = max(time.monotonic(), self._next)
-                self._next = start + self.interval
+        with self._lock:
+            start = max(time.monotonic(), self._next)
+            self._next = start + self.interval
         now = time.monotonic()
         if start > now:
             time.sleep(start - now)
@@ -173,9 +201,8 @@ class HttpSession:
     """Sends requests for one run, records them, and never prints a secret."""
 
     def __init__(self, limits: Limits | None = None, *, secret_headers: Mapping[str, str] | None = None,
-                 user_agent: str = "conformance-suite", shared: SharedLimits | None = None) -> None:
+                 user_agent: str = "conformance-suite") -> None:
         self.limits = limits or Limits()
-        self.shared = shared   # the run's rate and budget, shared with other processes (pytest-xdist workers)
         # Proxy settings from the environment are read once per host, not on every request (which costs
         # requests about a third of its time against a fast local server).
         self.session = deadline_session(connections=self.limits.in_flight)
@@ -184,7 +211,7 @@ class HttpSession:
         self.session.headers["User-Agent"] = user_agent
         self.secret_values = dict(secret_headers or {})
         self.secret_names = frozenset(name.lower() for name in self.secret_values)
-        self.rate = RateLimiter(self.limits.rate_limit, shared)
+        self.rate = RateLimiter(self.limits.rate_limit)
         # Threads of a concurrent run share the session: counting and the budget are decided under one lock, and
         # at most `in_flight` exchanges are on the wire at once.
         self.requests_sent = 0
@@ -192,8 +219,11 @@ class HttpSession:
         self._slots = threading.BoundedSemaphore(max(1, self.limits.in_flight))
         self._local = threading.local()
         self.listeners: list[Callable[[Exchange], None]] = []
-        # How a retry is waited for: every wait the target asks for goes through this one call.
-        self.sleep: Callable[[float], None] = time.sleep
+        self.stopped: str | None = None   # why the run stops: no request starts any more
+        self._stopping = threading.Event()
+        # How a retry is waited for: every wait the target asks for goes through this one call, which a stop ends.
+        self.sleep: Callable[[float], Any] = self._stopping.wait
+        self._reading: set[Any] = set()   # the raw answers whose bodies are being read, to cut off on a stop
 
     @property
     def last(self) -> Exchange | None:
@@ -317,10 +347,34 @@ class HttpSession:
             raise SuiteError(f"{what}: a Location that is not a URL, not followed") from None
         return following
 
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator[list[Exchange]]:
+        """The exchanges this thread completes inside the block."""
+        outer = getattr(self._local, "capture", None)
+        self._local.capture = seen = []
+        try:
+            yield seen
+        finally:
+            self._local.capture = outer
+
+    def stop(self, reason: str) -> None:
+        """The run is stopping: no request starts any more, and the answers still arriving are cut off, so that the
+        threads sending them end at once."""
+        self.stopped = reason
+        self._stopping.set()
+        cut_every_wait()
+        with self._counting:
+            reading = list(self._reading)
+        for raw in reading:
+            sock = getattr(getattr(raw, "connection", None), "sock", None)
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
     def _check_budget(self) -> None:
-        sent = self.shared.sent if self.shared is not None and self.limits.max_requests is not None \
-            else self.requests_sent
-        if self.limits.max_requests is not None and sent >= self.limits.max_requests:
+        if self.stopped is not None:
+            raise RunStopped(self.stopped)
+        if self.limits.max_requests is not None and self.requests_sent >= self.limits.max_requests:
             raise BudgetExhausted(f"the request budget of {self.limits.max_requests} requests is spent")
         if self.limits.deadline is not None and time.monotonic() > self.limits.deadline:
             raise BudgetExhausted("the run's maximum duration has passed")
@@ -334,8 +388,6 @@ class HttpSession:
         self.rate.wait()
         with self._counting:
             self._check_budget()
-            if self.shared is not None and not self.shared.take(self.limits.max_requests):
-                raise BudgetExhausted(f"the request budget of {self.limits.max_requests} requests is spent")
             self.requests_sent += 1
         self._local.sent = self.sent_by_this_thread + 1
         body = prepared.body.encode() if isinstance(prepared.body, str) else prepared.body
@@ -369,9 +421,18 @@ class HttpSession:
         with response:
             exchange.status = response.status_code
             exchange.response_headers = {k.lower(): v for k, v in response.headers.items()}
-            exchange.body = self._read_capped(response, exchange, ends)
+            with self._counting:
+                self._reading.add(response.raw)
+            try:
+                exchange.body = self._read_capped(response, exchange, ends)
+            finally:
+                with self._counting:
+                    self._reading.discard(response.raw)
         exchange.elapsed = time.perf_counter() - started
         self.last = exchange
+        capture = getattr(self._local, "capture", None)
+        if capture is not None:
+            capture.append(exchange)
         _answered.requests = getattr(_answered, "requests", 0) + 1
         ANSWER_TIMES.append(exchange.elapsed)
         for listener in self.listeners:
@@ -416,6 +477,15 @@ class HttpSession:
         read = getattr(raw, "read1", None) or raw.read
         buffer, size = io.BytesIO(), 0
         try:
+            return self._read_into(buffer, raw, read, what, ends, cap)
+        finally:
+            # an error's traceback keeps this frame: what was read so far must not live on with it
+            buffer.close()
+
+    def _read_into(self, buffer: io.BytesIO, raw: Any, read: Callable[..., bytes], what: str, ends: float,
+                   cap: int) -> bytes:
+        size = 0
+        try:
             while True:
                 left = ends - time.monotonic()
                 if left <= 0:
@@ -429,14 +499,14 @@ class HttpSession:
                 if size > cap:
                     raise SuiteError(f"{what}: body larger than {cap} bytes; not read")
                 buffer.write(chunk)
-        except (urllib3.exceptions.ReadTimeoutError, socket.timeout, TimeoutError):
+        except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
             if time.monotonic() >= ends - 0.01:
                 raise TargetUnreachable(f"{what}: the answer did not arrive within "
                                         f"{self.limits.exchange_timeout:g} s ({size} bytes of the body read)") from None
             raise TargetUnreachable(f"{what}: the body stopped arriving ({size} bytes read, then nothing for "
                                     f"{self.limits.read_timeout:g} s)") from None
         except urllib3.exceptions.DecodeError:
-            encoding = response.headers.get("content-encoding", "")
+            encoding = raw.headers.get("content-encoding", "")
             raise SuiteError(f"{what}: the body does not decode as its Content-Encoding {encoding!r} says") from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise SuiteError(f"{what}: the body was cut short ({_short_read(exc) or _reason(exc)})") from None
@@ -531,6 +601,8 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
 def _timed_out(exc: BaseException) -> bool:
     """Whether a requests ConnectionError is a read timeout underneath (urllib3 raises some that way)."""
     reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    if isinstance(reason, urllib3.exceptions.NewConnectionError):   # urllib3 files a refusal under timeouts too
+        return False
     return isinstance(reason, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError))
 
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from conformance.clients.http import Exchange, HttpSession
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from conformance import specs
 from conformance.checks import data as data_spec

@@ -7,7 +7,8 @@ the JSON pointer it was read from), and a test whose identifier was not found sk
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from conformance.clients.http import HttpSession
 from conformance.clients.rest import RestClient

@@ -6,7 +6,8 @@ nothing: discovery then finds fewer identifiers, and the tests that need them sk
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 from urllib.parse import urlencode, urlsplit
 
 from conformance import specs

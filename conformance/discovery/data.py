@@ -1,7 +1,7 @@
 """The Data API part of a crawl: what its two halves (primary network, EVM chains) share."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from conformance.clients.rest import RestClient
 from conformance.discovery.crawl import Crawl

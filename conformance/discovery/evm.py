@@ -5,7 +5,8 @@ transfers say which has a history, and getDeployment confirms a contract's deplo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from conformance.checks.data import plain_page_size
 from conformance.clients.rest import RestClient

@@ -5,7 +5,8 @@ then the chain the index paths call C, by that alias.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from conformance.clients.http import HttpSession
 from conformance.clients.jsonrpc import JsonRpcClient

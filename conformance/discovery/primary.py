@@ -4,7 +4,8 @@ validators carry node and subnet IDs; an X-Chain address's oldest UTXOs name the
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from conformance.checks.data import plain_page_size
 from conformance.clients.rest import RestClient

@@ -94,13 +94,3 @@ class Discovery:
         places = self.searched.get(name)
         where = f"searched {'; '.join(places)}" if places else "no answer of the target names one"
         return f"no {label} found: {where} (or pass {HINTS.get(name, f'--sample {name}=VALUE')})"
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"found": [i.to_json() for i in self.found.values()], "searched": self.searched,
-                "requests": self.requests, "budget": self.budget, "notes": self.notes}
-
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> Discovery:
-        found = {item["name"]: Identifier(**item) for item in wire.get("found", [])}
-        return cls(found, {k: list(v) for k, v in wire.get("searched", {}).items()}, int(wire.get("requests", 0)),
-                   int(wire.get("budget", BUDGET)), list(wire.get("notes", [])))

@@ -4,11 +4,12 @@ from __future__ import annotations
 import datetime as dt
 import platform
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from conformance import __version__
-from conformance.errors import EXIT_CONFORMANT, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
+from conformance.errors import EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
 from conformance.reporting.operations import OperationTimes, all_operations
 from conformance.reporting.outcomes import TestOutcome
 from conformance.rules import REQUIRED_LEVELS, Catalogue, Rule
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from conformance.reporting.expectations import Verdicts
 
 SCHEMA = "conformance-report/1"
-STATUSES = ("pass", "fail", "error", "skip", "untested", "observed")
+STATUSES = ("pass", "fail", "flaky", "error", "skip", "untested", "observed")
 #: Levels whose failures fail the run, per --gate value: the gate names the lowest level that still counts.
 GATES = {"must": ("must",), "standard": ("must", "standard")}
 
@@ -50,6 +51,10 @@ class RunFacts:
     gate: str = "standard"
     expectations_file: str | None = None
     aborted: str | None = None   # why no test ran (the target did not answer, …)
+    interrupted: str | None = None   # why the run stopped before its last test (a signal, the budget, …)
+    not_reached: frozenset[str] = frozenset()   # rules carried only by tests the run did not reach
+    flaky_fails: bool = False    # --flaky fail: a deviation that did not show again fails the gate
+    memory: dict[str, Any] | None = None   # the bound, the peak, and what was trimmed or let go of to keep it
     discovery: dict[str, Any] | None = None   # identifiers used, with sources, and the crawl that found them
 
 
@@ -58,6 +63,8 @@ def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
     """A rule's verdict from the evidence its checks gathered; the tests that carry it only say whether it ran."""
     if broke:
         return "fail"
+    if any(rule.id in {entry["rule"] for entry in test.flaky} for test in carriers):
+        return "flaky"
     if rule.level == "observe":
         ran = any(test.outcome == "passed" for test in carriers)
         return "observed" if ran or observed or held else ("skip" if carriers else "untested")
@@ -72,15 +79,20 @@ def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
     return "untested"
 
 
-def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verdicts, gate: str) -> int:
-    """1 for a gated, unexcused violation or an expired expectation; else 3 for an unexcused error or when no
-    test could run at all (every one skipped: nothing of the target was tested); else 0."""
+def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verdicts, gate: str,
+              flaky_fails: bool = False) -> int:
+    """1 for a gated, unexcused violation (or, with `flaky_fails`, a flaky one) or an expired expectation; else 3
+    for an unexcused error or when no test could run at all (every one skipped: nothing of the target was tested);
+    else 0."""
     levels = GATES[gate]
     violated = errored = False
     tests = list(tests)
     if not any(test.outcome in ("passed", "failed") or verdicts.excuses_test(test) for test in tests):
         errored = True
     for test in tests:
+        if flaky_fails and any(catalogue[entry["rule"]].level in levels for entry in test.flaky
+                               if entry["rule"] in catalogue):
+            violated = True
         if test.outcome == "failed":
             for rule in test.broken_rules or test.rules:
                 if (test.id, rule) in verdicts.excused or rule not in catalogue:
@@ -140,6 +152,11 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
         blocked_by = sorted({broken for t in mine if t.outcome == "failed" for broken in t.broken_rules
                              if broken != rule.id} | {broken for t in mine for broken in t.blocked_by
                                                       if broken != rule.id})
+        flaky = [{"test": test.id, **seen} for test in mine for seen in test.flaky if seen["rule"] == rule.id]
+        if flaky:
+            entry["flaky"] = flaky
+        if status == "untested" and rule.id in facts.not_reached:
+            entry["reason"] = "interrupted"
         if blocked_by and status == "untested":
             # Its tests stopped at another rule's violation before any check of it ran: say which, so an
             # untested rule is not read as one the suite forgot.
@@ -156,16 +173,20 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
                "failed": sum(t.outcome == "failed" for t in tests),
                "errors": sum(t.outcome == "error" for t in tests),
                "skipped": sum(t.outcome == "skipped" for t in tests),
+               "flaky": sum(t.outcome == "flaky" for t in tests),
                "expected_failures": len(verdicts.excused),
                "requests": facts.requests}
     if facts.aborted:
         code = EXIT_UNTESTABLE
+    elif facts.interrupted:
+        code = EXIT_INCOMPLETE
     elif not tests:
         code = EXIT_USAGE   # the selection left nothing to run: nothing was tested
     else:
-        code = exit_code(tests, catalogue, verdicts, facts.gate)
+        code = exit_code(tests, catalogue, verdicts, facts.gate, facts.flaky_fails)
     summary["exit_code"] = code
-    summary["verdict"] = {EXIT_CONFORMANT: "conformant", EXIT_VIOLATION: "violations"}.get(code, "untestable")
+    summary["verdict"] = {EXIT_CONFORMANT: "conformant", EXIT_VIOLATION: "violations",
+                          EXIT_INCOMPLETE: "incomplete"}.get(code, "untestable")
     return {
         "schema": SCHEMA,
         "suite": {"name": "conformance", "version": __version__, "profile": facts.profile, "seed": facts.seed,
@@ -175,7 +196,9 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
                   "started": facts.started.isoformat(timespec="seconds"),
                   "finished": facts.finished.isoformat(timespec="seconds"),
                   "duration_s": round((facts.finished - facts.started).total_seconds(), 3),
-                  **({"aborted": facts.aborted} if facts.aborted else {})},
+                  **({"aborted": facts.aborted} if facts.aborted else {}),
+                  **({"interrupted": facts.interrupted} if facts.interrupted else {}),
+                  **({"memory": facts.memory} if facts.memory else {})},
         "target": {"reference": facts.reference, "apis": list(facts.apis),
                    "urls": {name: redact_url(url) for name, url in facts.urls.items()},
                    "evm_chain": facts.evm_chain,

@@ -10,7 +10,8 @@ import base64
 import hashlib
 import html
 import json
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from conformance.reporting.build import STATUSES
 
@@ -22,14 +23,14 @@ FAILURES_OPEN = 3                # failures of one rule shown unfolded; the rest
 MAX_OBSERVATIONS_PER_RULE = 20
 
 # A mark beside each status word, so a status never rests on colour alone.
-MARKS = {"pass": "✓", "fail": "✗", "error": "!", "skip": "–", "untested": "○", "observed": "◉"}
+MARKS = {"pass": "✓", "fail": "✗", "flaky": "≈", "error": "!", "skip": "–", "untested": "○", "observed": "◉"}
 VERDICTS = {"conformant": "✓ Conformant", "violations": "✗ Violations: the target broke at least one rule",
-            "untestable": "! Could not be tested"}
+            "untestable": "! Could not be tested", "incomplete": "… Incomplete: the run stopped before it was done"}
 SECTIONS = (("scores", "Scores"), ("matrix", "Rules"), ("failures", "Failures"), ("errors", "Errors"),
             ("observations", "Observations"), ("expectations", "Expectations"), ("identifiers", "Identifiers"),
             ("operations", "Operations"))
 
-_COLOURS = {"pass": "#d5f0d8", "fail": "#f9d0cc", "error": "#fde2b8", "skip": "#e6e6e6",
+_COLOURS = {"pass": "#d5f0d8", "fail": "#f9d0cc", "flaky": "#f6ecb8", "error": "#fde2b8", "skip": "#e6e6e6",
             "untested": "#f3f3f3", "observed": "#d6e6f8"}
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;
@@ -46,6 +47,7 @@ thead th{background:#f0f0f0}tbody th{white-space:nowrap}caption{text-align:left;
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{font-size:18px;font-weight:600;padding:8px 12px;border-radius:4px;margin:8px 0}
 .v-conformant{background:#d5f0d8}.v-violations{background:#f9d0cc}.v-untestable{background:#fde2b8}
+.v-incomplete{background:#f6ecb8}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;border:1px solid #999;white-space:nowrap}
@@ -134,6 +136,9 @@ def _header(report: dict[str, Any]) -> str:
              ("Exit code", _e(summary.get("exit_code")))]
     aborted = (f'<p class="verdict v-untestable">The run stopped before testing: {_e(suite["aborted"])}</p>'
                if suite.get("aborted") else "")
+    if suite.get("interrupted"):
+        aborted += (f'<p class="verdict v-incomplete">The run stopped early: {_e(suite["interrupted"])}; the rules '
+                    'it did not reach are untested</p>')
     nav = "".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in SECTIONS)
     return (f'<header id="summary"><h1>API conformance report</h1><nav>{nav}</nav>'
             f'<p id="verdict" class="verdict v-{_e(verdict)}" data-verdict="{_e(verdict)}">'

@@ -5,7 +5,8 @@ from typing import Any
 
 from conformance.reporting.build import STATUSES, first_problem
 
-VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested"}
+VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested",
+            "incomplete": "⏸️ incomplete"}
 MAX_FAILURES = 40  # a pull-request comment has a size limit; report.html has them all
 
 
@@ -36,8 +37,11 @@ def render(report: dict[str, Any]) -> str:
              f"suite {suite['version']} · {suite['finished']}", ""]
     if suite.get("aborted"):
         lines += [f"**The run stopped before testing:** {suite['aborted']}", ""]
+    if suite.get("interrupted"):
+        lines += [f"**The run stopped early:** {suite['interrupted']}; the rules it did not reach are untested.", ""]
     lines += [f"Tests: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors, "
               f"{summary['skipped']} skipped"
+              + (f", {summary['flaky']} flaky" if summary.get("flaky") else "")
               + (f", {summary['expected_failures']} expected failures" if summary["expected_failures"] else "")
               + f" · {summary['requests']} requests", ""]
     lines += _identifiers(report)

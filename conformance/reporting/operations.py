@@ -78,7 +78,7 @@ def operation_of(exchange: Exchange) -> tuple[str, str] | None:
 
 @dataclass
 class OperationTimes:
-    """Latencies per operation, in milliseconds; merged across pytest-xdist workers."""
+    """Latencies per operation, in milliseconds, with the server and client versions the answers named."""
 
     times: dict[str, list[float]] = field(default_factory=dict)   # "api operation" -> [ms, ...]
     servers: set[str] = field(default_factory=set)                 # Server headers seen
@@ -95,15 +95,6 @@ class OperationTimes:
         server = exchange.response_headers.get("server")
         if server and len(self.servers) < 20:
             self.servers.add(server[:200])
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"times": self.times, "servers": sorted(self.servers), "client_versions": sorted(self.client_versions)}
-
-    def merge_wire(self, wire: dict[str, Any]) -> None:
-        for key, values in wire.get("times", {}).items():
-            self.times.setdefault(key, []).extend(values)
-        self.servers.update(wire.get("servers", []))
-        self.client_versions.update(wire.get("client_versions", []))
 
     def summary(self) -> list[dict[str, Any]]:
         """One entry per operation: api, operation, requests, median/p95/max milliseconds."""

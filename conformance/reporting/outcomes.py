@@ -1,4 +1,4 @@
-"""What each test did, gathered from pytest's reports (which cross pytest-xdist workers as user properties)."""
+"""What each test did, gathered from pytest's reports (the suite's findings travel in their user properties)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +13,7 @@ VIOLATION_KEY = "conformance_violation"     # JSON: rule, summary, expected, rec
 OBSERVATION_KEY = "observation"             # JSON: rule, seen
 VIOLATIONS_KEY = "conformance_violations"   # JSON: every violation of a failed test, the headline first
 EVIDENCE_KEY = "conformance_evidence"       # JSON: rule -> [checks held, checks broken] in one phase
+FLAKY_KEY = "conformance_flaky"             # JSON: deviations a test saw once and not when it ran again
 BLOCKED_KEY = "conformance_blocked"         # JSON: rules whose reported violation kept a skipped test from running
 
 
@@ -35,6 +36,7 @@ class TestOutcome:
     observations: list[dict[str, Any]] = field(default_factory=list)
     evidence: dict[str, list[int]] = field(default_factory=dict)      # rule -> [held, broke]
     blocked_by: list[str] = field(default_factory=list)   # a skipped test's: the broken rules that stopped it
+    flaky: list[dict[str, Any]] = field(default_factory=list)   # deviations seen once, not when it ran again
 
     @property
     def broken_rules(self) -> list[str]:
@@ -54,6 +56,8 @@ class TestOutcome:
             out["message"] = self.message
         if self.blocked_by:
             out["blocked_by"] = self.blocked_by
+        if self.flaky:
+            out["flaky"] = self.flaky
         return out
 
 
@@ -80,6 +84,11 @@ class OutcomeRecorder:
                     pair = test.evidence.setdefault(rule, [0, 0])
                     pair[0] += held
                     pair[1] += broke
+        for key, value in properties:
+            if key == FLAKY_KEY and report.when == "call":
+                test.flaky += json.loads(value)
+                if test.outcome == "passed":
+                    test.outcome = "flaky"
         if report.failed:
             kinds = dict(properties)
             if kinds.get(OUTCOME_KEY) == "violation" and report.when in ("setup", "call"):
@@ -98,9 +107,11 @@ class OutcomeRecorder:
 
 
 def category(report: pytest.TestReport) -> str | None:
-    """How the suite counts a failed phase of a test: "failed" for a violation of the target (found while the test
-    or its fixtures ran), "error" for anything else. pytest's own terminal line uses it too, so every count of a
-    run says the same."""
+    """How the suite counts a phase of a test where it differs from pytest: "failed" for a violation of the target
+    (found while the test or its fixtures ran), "error" for any other failure, "flaky" for a deviation that did not
+    show again. pytest's own terminal line uses it too, so every count of a run says the same."""
+    if report.passed and report.when == "call" and any(key == FLAKY_KEY for key, _ in report.user_properties):
+        return "flaky"
     if not report.failed or report.when not in ("setup", "call"):
         return "error" if report.failed else None
     return "failed" if (OUTCOME_KEY, "violation") in report.user_properties else "error"

@@ -26,7 +26,7 @@ class ProgressLine:
     @property
     def _writer(self) -> Any:
         reporter = self.config.pluginmanager.getplugin("terminalreporter")
-        return reporter._tw if reporter is not None else None  # noqa: SLF001 - pytest's own writer
+        return reporter._tw if reporter is not None else None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
@@ -45,11 +45,6 @@ class ProgressLine:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.total = len(session.items)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        """pytest-xdist: the controller collects nothing itself; every worker collects the whole selection."""
-        self.total = len(ids)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -106,8 +101,9 @@ def end_table(report: dict[str, Any]) -> list[str]:
         lines.append(f"{api:<11}{scored:>18}  "
                      + " ".join(f"{data['statuses'][s]:>8}" for s in STATUSES))
     summary = report["summary"]
+    flaky = f", {summary['flaky']} flaky" if summary.get("flaky") else ""
     lines.append(f"tests: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors, "
-                 f"{summary['skipped']} skipped, {summary['expected_failures']} expected failures; "
+                 f"{summary['skipped']} skipped{flaky}, {summary['expected_failures']} expected failures; "
                  f"{summary['requests']} requests; verdict: {summary['verdict']}")
     if summary["tests"] and summary["tests"] == summary["skipped"]:
         lines.append("every test skipped: nothing of the target could be tested (see the skip reasons with -rs)")

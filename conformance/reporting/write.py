@@ -35,10 +35,28 @@ def _finite(value: Any) -> Any:
 
 
 def write_reports(report: dict[str, Any], report_dir: Path) -> list[Path]:
+    """Writes every report, report.json first; one that cannot be rendered leaves the others written, and raises
+    ReportNotWritten naming it afterwards. OSError (the folder) propagates."""
     from conformance.reporting import html, junit
 
     report_dir.mkdir(parents=True, exist_ok=True)
-    return [_write(report_dir / "report.json", json_text(report)),
-            _write(report_dir / "junit.xml", junit.render(report)),
-            _write(report_dir / "summary.md", markdown.render(report)),
-            _write(report_dir / "report.html", html.render(report))]
+    written, failed = [], []
+    for name, render in (("report.json", json_text), ("junit.xml", junit.render), ("summary.md", markdown.render),
+                         ("report.html", html.render)):
+        try:
+            text = render(report)
+        except Exception as exc:
+            failed.append(f"{name} ({type(exc).__name__}: {exc})")
+            continue
+        written.append(_write(report_dir / name, text))
+    if failed:
+        raise ReportNotWritten(written, f"could not render {', '.join(failed)}")
+    return written
+
+
+class ReportNotWritten(Exception):
+    """Some reports could not be rendered; `written` are the ones that were."""
+
+    def __init__(self, written: list[Path], reason: str) -> None:
+        super().__init__(reason)
+        self.written = written

@@ -99,7 +99,7 @@ def test_walks_end_without_repeats_in_order() -> None:
 
 
 def test_fuji_and_testnet_and_aliases_answer_identically() -> None:
-    for route in ("validators", f"blockchains/x-chain/transactions", "blockchains"):
+    for route in ("validators", "blockchains/x-chain/transactions", "blockchains"):
         assert answer(get(f"/v1/networks/fuji/{route}")) == answer(get(f"/v1/networks/testnet/{route}"))
     assert answer(get(f"{X}/vertices:listByHeight", vertexHeight=9)) == \
         answer(get(f"{N}/blockchains/{VERTEX_ERA_IDS['mainnet']}/vertices:listByHeight", vertexHeight=9)) == \
@@ -165,7 +165,7 @@ def test_block_ranges_and_balances() -> None:
 def test_live_world_grows_without_repeating() -> None:
     world = World(3)
     client = Client(ReferenceApp(world))
-    path = f"/v1/networks/mainnet/blockchains/p-chain/transactions"
+    path = "/v1/networks/mainnet/blockchains/p-chain/transactions"
     first = json.loads(client.get(path, query_string={"pageSize": 5, "sortOrder": "asc"}).get_data())
     before = len(world.data.txs("mainnet", "p"))
     for _ in range(5):

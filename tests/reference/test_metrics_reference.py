@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import calendar
-import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 import pytest
@@ -49,7 +48,7 @@ def walk(api: Client, path: str) -> list[list[dict[str, Any]]]:
 
 
 def is_aligned(interval: str, timestamp: int) -> bool:
-    moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
+    moment = datetime.fromtimestamp(timestamp, tz=UTC)
     midnight = timestamp % 86400 == 0
     return {"hour": timestamp % 3600 == 0, "day": midnight, "week": midnight and moment.weekday() == 0,
             "month": midnight and moment.day == 1}[interval]

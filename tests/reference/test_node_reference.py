@@ -565,7 +565,10 @@ PROBES.update({
 from tests.test_relations_rpc import PROBES as RELATION_PROBES  # noqa: E402
 
 PROBES.update(RELATION_PROBES)
-NODE_FAULTS = [cls for cls in all_faults() if cls.__module__ == "conformance.reference.faults.node"]
+#: The modules of the node faults, one per API family.
+NODE_FAULT_MODULES = tuple(f"conformance.reference.faults.{family}"
+                           for family in ("envelope", "admin", "index", "evm", "eth", "validators"))
+NODE_FAULTS = [cls for cls in all_faults() if cls.__module__ in NODE_FAULT_MODULES]
 
 
 def answers(api: Client, steps: list[Step]) -> list[tuple[int, str, bytes]]:

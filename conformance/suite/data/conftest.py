@@ -10,7 +10,8 @@ import json
 import re
 from collections import Counter
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 import pytest
 
@@ -19,7 +20,6 @@ from conformance.checks import data as checks
 from conformance.checks.data_pages import DataWalk
 from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
-from conformance.concurrency import Once
 from conformance.profiles import Profile
 from conformance.session import Endpoints
 
@@ -86,12 +86,13 @@ def variant(*values: Any, quick: bool, marks: Any = (), id: str | None = None) -
 class DataApi:
     """Calls Data API routes by operationId, filling path parameters, required query members and bodies."""
 
-    def __init__(self, rest: RestClient, endpoints: Endpoints, profile: Profile) -> None:
+    def __init__(self, rest: RestClient, endpoints: Endpoints, profile: Profile,
+                 once: Callable[..., Any]) -> None:
         self.rest = rest
         self.endpoints = endpoints
         self.profile = profile
-        # Single flight: tests running at once, and the workers of a run, send an identical request once.
-        self._sent = Once(shared=f"data-once {rest.base_url}")
+        # The run's cache (the `once` fixture): tests running at once send an identical request once.
+        self._once = once
 
     @property
     def exhaustive(self) -> bool:
@@ -230,7 +231,7 @@ class DataApi:
         route, query, json_body = self.request(operation_id, params, body=body, **path)
         key = json.dumps([operation_id, route, sorted((k, str(v)) for k, v in query.items()), json_body],
                          default=str)
-        return self._sent.get(key, lambda: self.call(operation_id, params, body=body, **path))
+        return self._once(lambda: self.call(operation_id, params, body=body, **path), self.rest.base_url, key)
 
     def first(self, operation_id: str) -> Exchange:
         """The route called once with its default identifiers and no options (cached for the session)."""
@@ -254,14 +255,14 @@ class DataApi:
         key = json.dumps(["walk", operation_id, route, sorted((k, str(v)) for k, v in sent.items()), json_body,
                           self.budget], default=str)
         method = checks.operation(operation_id).method
-        return self._sent.get(key, lambda: DataWalk(operation_id, sent.get("pageSize"), pagination.walk_pages(
-            self.rest, route, sent, budget=self.budget, method=method, json_body=json_body)))
+        return self._once(lambda: DataWalk(operation_id, sent.get("pageSize"), pagination.walk_pages(
+            self.rest, route, sent, budget=self.budget, method=method, json_body=json_body)), self.rest.base_url, key)
 
 
 @pytest.fixture(scope="session")
-def data(data_api: RestClient, endpoints: Endpoints, profile: Profile) -> DataApi:
+def data(data_api: RestClient, endpoints: Endpoints, profile: Profile, once: Any) -> DataApi:
     """The Data API of the target, called by operationId."""
-    return DataApi(data_api, endpoints, profile)
+    return DataApi(data_api, endpoints, profile, once)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """Authentication: the API key travels in the documented header and is never printed."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """Documented defaults: an omitted parameter behaves like its documented default value."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """Enumerated parameters: documented values are accepted, others refused (network, sortOrder, currency, ...)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """Error answers: a JSON object {message, statusCode, error} with the documented status and phrase."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -2,7 +2,8 @@
 L1 validation, proposer and vertex height each route is asked about."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -2,7 +2,8 @@
 and one block either side), the address and token each transfer route is asked about, and balance filters."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -2,7 +2,8 @@
 every page a walk reads."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

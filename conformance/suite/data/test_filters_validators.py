@@ -3,7 +3,8 @@ on every page a walk reads; and a validation listed by listValidators is found a
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

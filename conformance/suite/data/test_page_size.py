@@ -1,7 +1,8 @@
 """Documented bounds: pageSize per route, non-negative timestamps and heights, the validator filter ranges."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,13 +1,13 @@
 """Pagination on every list route: page sizes, nextPageToken, no repeats, and the documented order."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
 from conformance.checks import data as checks, data_pages as pages, independently
 from conformance.checks.data_pages import DataWalk
-from conformance.concurrency import Once
 from conformance.pagination import is_token
 from conformance.suite.data.conftest import DataApi, variant
 
@@ -38,15 +38,14 @@ def routes(rule: str, all_routes: Any, quick: Any) -> list[Any]:
 class Walks:
     """Walks shared by the tests of this module, each sent once."""
 
-    def __init__(self, data: DataApi) -> None:
+    def __init__(self, data: DataApi, once: Callable[..., Any]) -> None:
         self.data = data
-        # Single flight: tests running at once, and the workers of a run, share a walk, sent once.
-        self.cache = Once(shared=f"data-walks {data.rest.base_url}")
-        self.larger = Once(shared=f"data-larger-pages {data.rest.base_url}")
+        # The run's cache (the `once` fixture): tests running at once share a walk, sent once.
+        self.once = once
 
     def get(self, operation_id: str, params: dict[str, Any]) -> DataWalk:
         key = (operation_id, tuple(sorted(params.items())))
-        return self.cache.get(key, lambda: self.data.walk(operation_id, params))
+        return self.once(lambda: self.data.walk(operation_id, params), self.data.rest.base_url, key)
 
     def small_query(self, operation_id: str) -> dict[str, Any]:
         """The query of the small walk: SMALL_PAGE items a page, in the descending documented order where there is
@@ -63,7 +62,7 @@ class Walks:
         """The exchange of one page holding a page more than the small walk may fetch (so that a token that skips
         a page is caught), fetched before that walk: a list only grows, so what it holds still exists then."""
         query = {**self.small_query(operation_id), "pageSize": SMALL_PAGE * (self.data.budget + 1)}
-        return self.larger.get(operation_id, lambda: self.data.call(operation_id, query))
+        return self.once(lambda: self.data.call(operation_id, query), self.data.rest.base_url, operation_id)
 
     def ordered(self, operation_id: str, order: str, extra: dict[str, Any] | None = None) -> DataWalk:
         query, _ = ORDERED.get(operation_id, ({}, ""))
@@ -87,8 +86,8 @@ class Walks:
 
 
 @pytest.fixture(scope="module")
-def walks(data: DataApi) -> Walks:
-    return Walks(data)
+def walks(data: DataApi, once: Any) -> Walks:
+    return Walks(data, once)
 
 
 @pytest.mark.parametrize("operation_id", routes("DATA-PAG-001", LIST_ROUTES, QUICK_ROUTES))

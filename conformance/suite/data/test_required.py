@@ -1,7 +1,8 @@
 """Required parameters: a request without vertexHeight, or without the UTXO body's addresses, is refused."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

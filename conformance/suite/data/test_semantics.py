@@ -1,7 +1,8 @@
 """Semantics: network and chain names that mean the same thing answer the same, and routes do what they say."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

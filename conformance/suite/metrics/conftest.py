@@ -2,7 +2,8 @@
 reads of series for the tests that relate one answer to another."""
 from __future__ import annotations
 
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
+from collections.abc import Callable
 
 import pytest
 

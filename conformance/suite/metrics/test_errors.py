@@ -1,7 +1,8 @@
 """Refused requests: invalid parameters get 400 with the documented error body; a mistyped URL gets 404."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

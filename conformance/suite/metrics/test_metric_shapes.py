@@ -1,7 +1,8 @@
 """The metric response and its data points have the documented shapes; counts and cumulative series behave."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

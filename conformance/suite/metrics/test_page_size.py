@@ -2,18 +2,18 @@
 themselves are tried in test_boundaries.py)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 from hypothesis import strategies as st
 
-from conformance.cases_ahead import StrategyPlan, for_each, planned
 from conformance.checks import check
 from conformance.checks.metrics import API, assert_metric_response, metric_path, page_size_bounds
 from conformance.checks.rest import assert_refused, assert_success
 from conformance.checks.timeseries import shift_periods, timestamps
 from conformance.clients.rest import RestClient
-from conformance.profiles import Profile
+from conformance.generated import cases
 from conformance.suite.metrics.conftest import CHAIN, require_served
 
 MINIMUM, MAXIMUM, DEFAULT = page_size_bounds()
@@ -36,24 +36,15 @@ def test_page_size_that_is_not_an_integer_is_refused(metrics_api: RestClient, pa
     assert_refused(exchange, rule_id="MET-LIM-005", api=API, what=f"pageSize {page_size!r}")
 
 
-def drawn_page_sizes(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: page sizes strictly between the bounds. The bounds themselves are the subject of
-    MET-LIM-001 and -002 (their tests check this rule there too): a target that refuses one of them fails that
-    rule, not this one."""
-    return StrategyPlan(lambda known: st.integers(min_value=MINIMUM + 1, max_value=MAXIMUM - 1))
-
-
 @pytest.mark.rule("MET-PAG-005")
-@planned(drawn_page_sizes)
-def test_page_never_exceeds_any_page_size(request: pytest.FixtureRequest, metrics_api: RestClient,
-                                          profile: Profile) -> None:
+# Page sizes strictly between the bounds: the bounds themselves are the subject of MET-LIM-001 and -002 (their
+# tests check this rule there too), and a target that refuses one of them fails that rule, not this one.
+@cases(page_size=st.integers(min_value=MINIMUM + 1, max_value=MAXIMUM - 1))
+def test_page_never_exceeds_any_page_size(metrics_api: RestClient, page_size: int) -> None:
     """For any pageSize between the bounds, the page holds at most pageSize points."""
-    def page(page_size: int) -> None:
-        exchange = metrics_api.get(PATH, {"timeInterval": "hour", "pageSize": page_size})
-        assert_success(exchange, rule_id="MET-PAG-005", what=f"pageSize {page_size}")
-        assert_page_within("MET-PAG-005", exchange, page_size)
-
-    for_each(request, drawn_page_sizes({}, profile), {}, page, profile)
+    exchange = metrics_api.get(PATH, {"timeInterval": "hour", "pageSize": page_size})
+    assert_success(exchange, rule_id="MET-PAG-005", what=f"pageSize {page_size}")
+    assert_page_within("MET-PAG-005", exchange, page_size)
 
 
 @pytest.mark.rule("MET-DEF-001", "MET-DEF-002")

@@ -3,7 +3,8 @@ keeping the window and the interval of the first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,15 +1,12 @@
 """Generated requests (schemathesis: examples, coverage and fuzzing phases) get documented answers."""
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from conformance.cases_ahead import OperationPlan, drawn, planned
 from conformance.checks.metrics import AGGREGATE_CHAINS, API, AVG_TPS_ROUTE, METRIC_ROUTE
 from conformance.clients.rest import RestClient
-from conformance.profiles import Profile
-from conformance.schemathesis_support import CaseRun
+from conformance.generated import cases, operation_requests
+from conformance.schemathesis_support import WireCase, judge
 
 # Each generated request is judged by every check registered for the API: importing conformance.checks.metrics
 # registers them.
@@ -18,18 +15,11 @@ RULES = ("MET-ENV-001", "MET-ENV-002", "MET-ENV-003", "MET-ENV-004", "MET-SHP-00
          "MET-TPS-002", "MET-TPS-003", "MET-TPS-004", "MET-TPS-005", "MET-TPS-006", "MET-TPS-007")
 
 
-def plan(params: dict[str, Any], profile: Profile) -> OperationPlan:
-    """What the test draws: the route's cases, twice the profile's examples, fuzzed on each aggregate chain."""
-    return OperationPlan.of(API, f"GET {params['route']}", limit=2 * profile.examples,
-                            path_parameters=[{"chainId": chain} for chain in AGGREGATE_CHAINS])
-
-
 @pytest.mark.rule(*RULES)
 @pytest.mark.parametrize("route", [METRIC_ROUTE, AVG_TPS_ROUTE])
-@planned(plan)
-def test_generated_requests_get_documented_answers(request: pytest.FixtureRequest, metrics_api: RestClient,
-                                                   profile: Profile, route: str) -> None:
+# The route's cases, twice the profile's examples, fuzzed on each aggregate chain.
+@cases(case=lambda route, profile: operation_requests(API, f"GET {route}", limit=2 * profile.examples,
+                                                      paths=[{"chainId": chain} for chain in AGGREGATE_CHAINS]))
+def test_generated_requests_get_documented_answers(metrics_api: RestClient, case: WireCase) -> None:
     """Example, coverage and fuzzed requests get documented shapes, error bodies and refusals."""
-    run = CaseRun(metrics_api, API)
-    run.run_all(drawn(request, plan({"route": route}, profile)), request.config)
-    run.finish()
+    judge(metrics_api, API, case)

@@ -2,7 +2,8 @@
 and a day's average gas price never exceeds its maximum."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

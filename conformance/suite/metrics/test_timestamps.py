@@ -2,17 +2,18 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 from hypothesis import strategies as st
 
-from conformance.cases_ahead import StrategyPlan, for_each, planned
 from conformance.checks.metrics import assert_metric_response, intervals, metric_intervals, metric_path
 from conformance.checks.rest import assert_success
 from conformance.checks.timeseries import (DAY, assert_aligned, assert_distinct_timestamps, assert_not_after,
                                            assert_within, order_of, shift_periods)
 from conformance.clients.rest import RestClient
+from conformance.generated import cases
 from conformance.profiles import Profile
 from conformance.suite.metrics.conftest import CHAIN
 
@@ -61,23 +62,16 @@ def test_points_lie_within_an_aligned_range(metrics_api: RestClient, latest_day:
     _assert_window(metrics_api, "day", start, end, page_size=20)
 
 
-def drawn_windows(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: an interval, how many periods before the latest day a window ends, and its width."""
-    return StrategyPlan(lambda known: st.tuples(st.sampled_from(intervals()), st.integers(min_value=1, max_value=40),
-                                                st.integers(min_value=0, max_value=12)))
-
-
 @pytest.mark.rule("MET-TS-006", "MET-TS-007")
-@planned(drawn_windows)
-def test_points_lie_within_any_aligned_range(request: pytest.FixtureRequest, metrics_api: RestClient,
-                                             latest_day: int, profile: Profile) -> None:
+# An interval, how many periods before the latest day a window ends, and its width.
+@cases(window=st.tuples(st.sampled_from(intervals()), st.integers(min_value=1, max_value=40),
+                        st.integers(min_value=0, max_value=12)))
+def test_points_lie_within_any_aligned_range(metrics_api: RestClient, latest_day: int,
+                                             window: tuple[str, int, int]) -> None:
     """For aligned windows of any interval, position and width, every point lies inside the window."""
-    def window(drawn: tuple[str, int, int]) -> None:
-        interval, back, width = drawn
-        end = shift_periods(latest_day, interval, -back)
-        _assert_window(metrics_api, interval, shift_periods(end, interval, -width), end, page_size=width + 5)
-
-    for_each(request, drawn_windows({}, profile), {}, window, profile)
+    interval, back, width = window
+    end = shift_periods(latest_day, interval, -back)
+    _assert_window(metrics_api, interval, shift_periods(end, interval, -width), end, page_size=width + 5)
 
 
 @pytest.mark.rule("MET-TS-008")

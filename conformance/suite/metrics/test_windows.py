@@ -2,7 +2,8 @@
 its period has, whichever request reads it ("items after this timestamp", "items before this timestamp")."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -2,18 +2,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
-from conformance.cases_ahead import publish
 from conformance.checks.envelope import is_response_object
 from conformance.checks.index import IndexAt, index_paths, position
 from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc, not_served
 from conformance.clients.jsonrpc import JsonRpcClient
-from conformance.concurrency import Once
 from conformance.plugin import rule_ids
-from conformance.workers import computed_once_per_run
 
 PATHS = index_paths()
 
@@ -36,9 +34,9 @@ def index_at(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClie
 
 
 @pytest.fixture(scope="session")
-def index_served(rpc_at: Callable[[str], JsonRpcClient]) -> set[str]:
+def index_served(rpc_at: Callable[[str], JsonRpcClient], once: Any) -> set[str]:
     """The index paths that answer JSON-RPC at all; none means the node runs without --index-enabled (asked once
-    per run, by one of its workers)."""
+    per run)."""
     def probe() -> set[str]:
         served = set()
         for path in PATHS:
@@ -46,41 +44,27 @@ def index_served(rpc_at: Callable[[str], JsonRpcClient]) -> set[str]:
             if is_response_object(exchange) and exchange.status != 404:
                 served.add(path)
         return served
-    return computed_once_per_run("index paths served", rpc_at(PATHS[0]).url, probe)
-
-
-@pytest.fixture(scope="session")
-def known_by_path() -> Once:
-    """The last accepted container of each index, read once per run (by one test, one worker)."""
-    return Once(shared="index last accepted")
-
-
-def last_index_name(path: str) -> str:
-    """The name the last accepted index of the index at `path` is published under, for the property tests that
-    draw indexes up to it (`conformance.cases_ahead.publish`)."""
-    return f"last accepted index of {path}"
+    return once(probe, rpc_at(PATHS[0]).url)
 
 
 @pytest.fixture
-def known(index_at: IndexAt, known_by_path: Once, pytestconfig: pytest.Config) -> Known:
-    """The last accepted container of this index, read once per run (and published for the tests that draw
-    indexes up to it); skips for an empty index."""
+def known(index_at: IndexAt, once: Any) -> Known:
+    """The last accepted container of this index, read once per run; skips for an empty index."""
     def read() -> Known | None:
         exchange = index_at.last_accepted()
         result = exchange.json().get("result") if exchange.is_json() and isinstance(exchange.json(), dict) else None
         last = position(result)
         return Known(last, result) if last is not None else None
-    found = known_by_path.get(index_at.client.url, read)
+    found = once(read, index_at.client.url)
     if found is None:
         pytest.skip(f"{index_at.path} has no containers (or index.getLastAccepted gives none)")
-    publish(pytestconfig, last_index_name(index_at.path), found.last)
     return found
 
 
 @pytest.fixture(scope="session")
-def admin_api(admin: JsonRpcClient) -> JsonRpcClient:
+def admin_api(admin: JsonRpcClient, once: Any) -> JsonRpcClient:
     """The Admin API client; skips when the node does not enable it (--api-admin-enabled). Asked once per run."""
-    if computed_once_per_run("admin enabled", admin.url, lambda: not_served(admin.call("admin.getLoggerLevel", {}))):
+    if once(lambda: not_served(admin.call("admin.getLoggerLevel", {})), admin.url):
         pytest.skip("the Admin API is not enabled on this node (/ext/admin does not answer admin.getLoggerLevel)")
     return admin
 
@@ -111,13 +95,14 @@ def blockchain_id_or_none(endpoints) -> str | None:  # type: ignore[no-untyped-d
 
 
 @pytest.fixture(scope="session")
-def served_methods() -> ServedMethods:
-    return ServedMethods()
+def served_methods(once: Any) -> ServedMethods:
+    return ServedMethods(once)
 
 
 @pytest.fixture
 def require_served(request: pytest.FixtureRequest, served_methods: ServedMethods) -> Callable[[str], None]:
-    """Skips the test when a listed method is not served and another test reports it (once per run)."""
+    """Skips the test when a listed method is not served and another test reports it (once per run); for fixtures,
+    which run while the test is set up."""
     def require(method: str) -> None:
         if method.startswith("validators."):
             served_methods.require(request.node, method, request.getfixturevalue("validators"))

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -13,7 +14,6 @@ from conformance.checks.index import index_paths
 from conformance.checks.served import ServedMethods, not_served
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
-from conformance.concurrency import Once
 
 UNKNOWN = {"admin": "admin.conformanceNoSuchMethod", "index": "index.conformanceNoSuchMethod",
            "evm": "eth_conformanceNoSuchMethod", "validators": "validators.conformanceNoSuchMethod"}
@@ -29,14 +29,8 @@ class Api:
     params: Any
 
 
-@pytest.fixture(scope="session")
-def api_probes() -> Once:
-    """Whether each node API is enabled, asked once per run (every envelope test of that API needs to know)."""
-    return Once(shared="node API enabled")
-
-
 @pytest.fixture(params=["admin", "index", "evm", "validators"])
-def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], api_probes: Once,
+def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], once: Any,
         served_methods: ServedMethods) -> Api:
     """Each node API in turn, skipped when the node does not serve it."""
     name = request.param
@@ -53,7 +47,8 @@ def api(request: pytest.FixtureRequest, rpc_at: Callable[[str], JsonRpcClient], 
         served_methods.require(request.node, found.method, found.client)
         return found
     # Only a clear "not here" skips an API: any other odd answer (JSON of another kind) is for these tests to judge.
-    if api_probes.get(found.client.url, lambda: disabled(found.client.call(found.method, found.params))):
+    # Whether each node API is enabled is asked once per run: every envelope test of that API needs to know.
+    if once(lambda: disabled(found.client.call(found.method, found.params)), found.client.url):
         pytest.skip(f"the {name} API is not enabled on this node")
     return found
 
@@ -139,10 +134,16 @@ def test_calls_without_credentials_are_recorded(api: Api, observe: Callable[[str
                             "ratelimit": {k: v for k, v in exchange.response_headers.items() if "ratelimit" in k}})
 
 
-@pytest.mark.rule("RPC-ENV-014")
-def test_eth_get_chain_config_without_params(evm: JsonRpcClient, require_served: Callable[[str], None]) -> None:
-    """eth_getChainConfig, a method without parameters, answers a request that omits params."""
+@pytest.fixture
+def chain_config_served(require_served: Callable[[str], None]) -> None:
+    """Skips the test when eth_getChainConfig is not served (RPC-EVM-034 reports that)."""
     require_served("eth_getChainConfig")
+
+
+@pytest.mark.rule("RPC-ENV-014")
+@pytest.mark.usefixtures("chain_config_served")
+def test_eth_get_chain_config_without_params(evm: JsonRpcClient) -> None:
+    """eth_getChainConfig, a method without parameters, answers a request that omits params."""
     exchange = evm.call("eth_getChainConfig")
     result = result_of(exchange, "RPC-ENV-014", "eth_getChainConfig without params")
     check(isinstance(result, dict), "RPC-ENV-014", "eth_getChainConfig without params gives no chain config",

@@ -1,21 +1,21 @@
 """Property-based tests: valid params give the documented shape; invalid params give a JSON-RPC error."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 from hypothesis import strategies as st
 
-from conformance.cases_ahead import StrategyPlan, for_each, planned
 from conformance.checks import check, independently
 from conformance.checks.evm_extras import check_active_rules
 from conformance.checks.envelope import check_envelope, expect_refusal, is_error, record_error, result_of
 from conformance.checks.index import (IndexAt, check_consecutive, check_container, max_fetch, param_schema, position,
                                       range_items)
 from conformance.clients.jsonrpc import JsonRpcClient
-from conformance.profiles import Profile
 from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
-from conformance.suite.rpc.conftest import Known, last_index_name
+from conformance.generated import cases, discovered
+from conformance.suite.rpc.conftest import Known
 
 MAX = max_fetch()
 #: Drawn ranges stay small to keep each example one cheap request; the maximum itself is a boundary case below.
@@ -25,82 +25,53 @@ INDEX_READS = ["index.getContainerByID", "index.getContainerByIndex", "index.get
 ENVELOPE = ("RPC-ENV-001", "RPC-ENV-005", "RPC-ENV-006", "RPC-ENV-007", "RPC-ENV-015")
 
 
-def drawn_ranges(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: ranges inside the index, once its last accepted index is known."""
-    last = last_index_name(params["index_at"])
-    # numToFetch 0 is RPC-IDX-002's case, decided by its own tests: an answer to it says nothing of an array.
-    return StrategyPlan(lambda known: container_ranges(last_index=known[last], max_fetch=DRAWN_FETCH, min_fetch=1),
-                        needs=frozenset({last}))
-
-
 @pytest.mark.rule("RPC-IDX-001", "RPC-IDX-007", "RPC-IDX-008")
-@planned(drawn_ranges)
-def test_drawn_ranges_are_consecutive_and_complete(request: pytest.FixtureRequest, index_at: IndexAt, known: Known,
-                                                   profile: Profile) -> None:
+# numToFetch 0 is RPC-IDX-002's case, decided by its own tests: an answer to it says nothing of an array.
+@cases(drawn_range=lambda known: container_ranges(last_index=known.last, max_fetch=DRAWN_FETCH, min_fetch=1))
+def test_drawn_ranges_are_consecutive_and_complete(index_at: IndexAt, known: Known,
+                                                   drawn_range: tuple[int, int]) -> None:
     """Any range inside the index returns consecutive containers, all that exist up to numToFetch."""
-    def holds(drawn_range: tuple[int, int]) -> None:
-        start, count = drawn_range
-        exchange = index_at.range(start, count)
-        # One wording for every example: a form every range shares is one deviation, reported once.
-        items = range_items(exchange, "RPC-IDX-008", "a drawn range")
-        with independently():
-            check(min(count, known.last + 1 - start) <= len(items) <= count, "RPC-IDX-007",
-                  "a range does not return the containers that exist", expected=f"{min(count, known.last + 1 - start)}"
-                  f" to {count} containers", received=f"{len(items)} containers", exchange=exchange)
-        check_consecutive(items, start, exchange)
-
-    for_each(request, drawn_ranges({"index_at": index_at.path}, profile),
-             {last_index_name(index_at.path): known.last}, holds, profile)
+    start, count = drawn_range
+    exchange = index_at.range(start, count)
+    # One wording for every example: a form every range shares is one deviation, reported once.
+    items = range_items(exchange, "RPC-IDX-008", "a drawn range")
+    with independently():
+        check(min(count, known.last + 1 - start) <= len(items) <= count, "RPC-IDX-007",
+              "a range does not return the containers that exist", expected=f"{min(count, known.last + 1 - start)}"
+              f" to {count} containers", received=f"{len(items)} containers", exchange=exchange)
+    check_consecutive(items, start, exchange)
 
 
-def drawn_indexes(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: an index up to the last accepted one, and valid params asking for it."""
-    last = last_index_name(params["index_at"])
-
-    def build(known: Any) -> st.SearchStrategy[tuple[int, Any]]:
-        return st.integers(min_value=0, max_value=known[last]).flatmap(
-            lambda wanted: valid_params("index.getContainerByIndex", api="index", fixed={"index": wanted}).map(
-                lambda params: (wanted, params)))
-    return StrategyPlan(build, needs=frozenset({last}))
+def indexes_up_to(last: int) -> st.SearchStrategy[tuple[int, Any]]:
+    """An index up to `last`, and valid params asking for it."""
+    return st.integers(min_value=0, max_value=last).flatmap(
+        lambda wanted: valid_params("index.getContainerByIndex", api="index", fixed={"index": wanted}).map(
+            lambda params: (wanted, params)))
 
 
 @pytest.mark.rule("RPC-IDX-017", "RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012", "RPC-IDX-013", "RPC-IDX-014")
-@planned(drawn_indexes)
-def test_drawn_indexes_give_that_container(request: pytest.FixtureRequest, index_at: IndexAt, known: Known,
-                                           profile: Profile) -> None:
+@cases(drawn_index=lambda known: indexes_up_to(known.last))
+def test_drawn_indexes_give_that_container(index_at: IndexAt, drawn_index: tuple[int, Any]) -> None:
     """index.getContainerByIndex of any index up to the last accepted gives a Container carrying that index."""
-    def holds(drawn_index: tuple[int, Any]) -> None:
-        wanted, params = drawn_index
-        exchange = index_at.client.call("index.getContainerByIndex", params)
-        container = result_of(exchange, "RPC-IDX-017", "index.getContainerByIndex")
-        check_container(container, exchange=exchange, what="index.getContainerByIndex result")
-        # The index's form is RPC-IDX-014's: which container came back is read from it however it is written.
-        check(position(container) == wanted, "RPC-IDX-017", "index.getContainerByIndex gives another container",
-              expected=f'index "{wanted}"', received=container.get("index") if isinstance(container, dict)
-              else container, exchange=exchange)
-
-    for_each(request, drawn_indexes({"index_at": index_at.path}, profile),
-             {last_index_name(index_at.path): known.last}, holds, profile)
-
-
-def drawn_timestamps(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: valid eth_getActiveRulesAt params."""
-    return StrategyPlan(lambda known: valid_params("eth_getActiveRulesAt", api="evm"))
+    wanted, params = drawn_index
+    exchange = index_at.client.call("index.getContainerByIndex", params)
+    container = result_of(exchange, "RPC-IDX-017", "index.getContainerByIndex")
+    check_container(container, exchange=exchange, what="index.getContainerByIndex result")
+    # The index's form is RPC-IDX-014's: which container came back is read from it however it is written.
+    check(position(container) == wanted, "RPC-IDX-017", "index.getContainerByIndex gives another container",
+          expected=f'index "{wanted}"', received=container.get("index") if isinstance(container, dict)
+          else container, exchange=exchange)
 
 
 @pytest.mark.rule("RPC-EVM-022", "RPC-EVM-023", "RPC-EVM-024", "RPC-EVM-026")
-@planned(drawn_timestamps)
-def test_drawn_timestamps_give_active_rules(request: pytest.FixtureRequest, evm: JsonRpcClient,
-                                            profile: Profile) -> None:
+@cases(params=valid_params("eth_getActiveRulesAt", api="evm"))
+def test_drawn_timestamps_give_active_rules(evm: JsonRpcClient, params: Any) -> None:
     """eth_getActiveRulesAt answers any unsigned timestamp (or none) with the Active rules shape."""
-    def holds(params: Any) -> None:
-        exchange = evm.call("eth_getActiveRulesAt", params)
-        # Drawn params may leave the timestamp out: a refusal of that is RPC-EVM-025's, of a timestamp RPC-EVM-026's.
-        answered_by = "RPC-EVM-026" if isinstance(params, list) and params and params[0] is not None else "RPC-EVM-025"
-        result = result_of(exchange, answered_by, f"eth_getActiveRulesAt {params}")
-        check_active_rules(result, what="eth_getActiveRulesAt result", exchange=exchange)
-
-    for_each(request, drawn_timestamps({}, profile), {}, holds, profile)
+    exchange = evm.call("eth_getActiveRulesAt", params)
+    # Drawn params may leave the timestamp out: a refusal of that is RPC-EVM-025's, of a timestamp RPC-EVM-026's.
+    answered_by = "RPC-EVM-026" if isinstance(params, list) and params and params[0] is not None else "RPC-EVM-025"
+    result = result_of(exchange, answered_by, f"eth_getActiveRulesAt {params}")
+    check_active_rules(result, what="eth_getActiveRulesAt result", exchange=exchange)
 
 
 def _check_invalid(client: JsonRpcClient, method: str, case: Any, observe: Callable[[str, Any], None]) -> None:
@@ -112,50 +83,33 @@ def _check_invalid(client: JsonRpcClient, method: str, case: Any, observe: Calla
         record_error(observe, exchange)
 
 
-def invalid_index(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: invalid params of the method, the container ID the target holds fixed where valid."""
-    method = params["method"]
-    return StrategyPlan(lambda known: invalid_params(method, api="index", fixed={"id": known["id"]}),
-                        frozenset({"id"}))
-
-
 @pytest.mark.rule(*ENVELOPE, "RPC-IDX-004", "RPC-IDX-015")
 @pytest.mark.parametrize("method", INDEX_READS)
-@planned(invalid_index)
-def test_invalid_index_params_are_answered_in_the_envelope(request: pytest.FixtureRequest, index_at: IndexAt,
-                                                           known: Known, method: str, profile: Profile,
+@cases(case=lambda method: invalid_params(method, api="index", fixed={"id": discovered("id")}),
+       fixed_by=lambda known: {"id": known.container.get("id")})
+def test_invalid_index_params_are_answered_in_the_envelope(index_at: IndexAt, method: str, case: Any,
                                                            observe: Callable[[str, Any], None]) -> None:
-    """Invalid Index API params give a well-formed answer, an error where the document says so."""
-    for_each(request, invalid_index({"method": method}, profile), {"id": known.container.get("id")},
-             lambda case: _check_invalid(index_at.client, method, case, observe), profile)
+    """Invalid Index API params give a well-formed answer, an error where the document says so (the container ID
+    the target holds is fixed where a valid one is drawn)."""
+    _check_invalid(index_at.client, method, case, observe)
 
 
 @pytest.fixture
 def chain_client(request: pytest.FixtureRequest, api: str, method: str,
                  require_served: Callable[[str], None]) -> JsonRpcClient:
-    """The client of the test's API once its method is known to be served, resolved while the test is set up (a
-    fixture asked for by name while tests run concurrently would come after the test's teardown)."""
+    """The client of the test's API once its method is known to be served (while the test is set up)."""
     require_served(method)
     return request.getfixturevalue(api)
-
-
-def invalid_chain(params: dict[str, Any], profile: Profile) -> StrategyPlan:
-    """What the test draws: invalid params of the method."""
-    method, api = params["method"], params["api"]
-    return StrategyPlan(lambda known: invalid_params(method, api=api))
 
 
 @pytest.mark.rule(*ENVELOPE)
 @pytest.mark.parametrize(("api", "method"), [("evm", "eth_feeConfig"), ("evm", "eth_getActiveRulesAt"),
                                              ("validators", "validators.getCurrentValidators")])
-@planned(invalid_chain)
-def test_invalid_chain_params_are_answered_in_the_envelope(request: pytest.FixtureRequest,
-                                                           chain_client: JsonRpcClient, api: str, method: str,
-                                                           profile: Profile,
+@cases(case=lambda method, api: invalid_params(method, api=api))
+def test_invalid_chain_params_are_answered_in_the_envelope(chain_client: JsonRpcClient, method: str, case: Any,
                                                            observe: Callable[[str, Any], None]) -> None:
     """Invalid EVM and validators params give a well-formed JSON-RPC answer."""
-    for_each(request, invalid_chain({"method": method, "api": api}, profile), {},
-             lambda case: _check_invalid(chain_client, method, case, observe), profile)
+    _check_invalid(chain_client, method, case, observe)
 
 
 @pytest.mark.rule("RPC-IDX-002", "RPC-IDX-003", "RPC-IDX-004")

@@ -1,7 +1,7 @@
 """admin.aliasChain and admin.getChainAliases: a chain alias serves in place of the blockchain ID and is listed."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """admin.getLoggerLevel and admin.setLoggerLevel: shapes, one logger or all, set and read back, restore."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

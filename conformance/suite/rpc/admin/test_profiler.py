@@ -1,7 +1,8 @@
 """Profiling: lockProfile, memoryProfile, and the CPU profiler's stopped -> profiling -> stopped cycle."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """The Container shape, as every Index API method that returns containers gives it."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

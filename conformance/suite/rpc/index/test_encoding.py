@@ -1,7 +1,8 @@
 """The encoding parameter: only hex is accepted; the answer without it is recorded."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

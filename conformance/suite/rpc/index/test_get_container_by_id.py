@@ -1,7 +1,8 @@
 """index.getContainerByID: the container with that ID, the same one as at its index."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """index.getContainerByIndex: the container at the index asked for."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

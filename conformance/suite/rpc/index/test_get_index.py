@@ -1,7 +1,8 @@
 """index.getIndex: a decimal index, the one the container carries."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """index.isAccepted: a boolean, true for a container in the index and never for one it does not hold."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,7 +1,8 @@
 """validators.getCurrentValidators: each validator's shape, and the nodeIDs filter (empty or omitted: all)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 

@@ -1,0 +1,74 @@
+"""What a run reads once: a value computed the first time a test asks for it, and handed to every later asker.
+
+One API for every cache of the run, keyed by its caller: `once(compute, *key)` is the value of `compute()` for
+the place in the code that wrote `compute` (its module, function and line) and `key`, so two caches never share
+an entry by accident of a free-form name. Tests that run at once and ask together wait for one computation
+(single flight); a computation that raises stores nothing, so the next caller tries again, as it would in a
+sequential run. Test code reaches it through the `once` fixture (conformance.plugin), never by importing it.
+"""
+from __future__ import annotations
+
+import gc
+import threading
+from collections import OrderedDict
+from typing import Any, TypeVar
+from collections.abc import Callable, Hashable
+
+from conformance.engine.memory import MemoryBound
+from conformance.errors import SuiteError
+
+T = TypeVar("T")
+
+
+def site(compute: Callable[..., Any]) -> tuple[str, str, int]:
+    """Where `compute` was written: a lambda or a nested function is known by its place in the code."""
+    code = getattr(compute, "__code__", None)
+    line = code.co_firstlineno if code is not None else 0
+    return getattr(compute, "__module__", "?"), getattr(compute, "__qualname__", repr(compute)), line
+
+
+class RunCache:
+    """Values computed once per run, however many threads ask at the same time; under memory pressure (`memory`),
+    the least recently used are let go of, and computed again if asked for again."""
+
+    def __init__(self, memory: MemoryBound | None = None) -> None:
+        self.values: OrderedDict[Hashable, Any] = OrderedDict()
+        self.memory = memory
+        self._locks: dict[Hashable, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, compute: Callable[[], T], *key: Hashable) -> T:
+        full = (site(compute), key)
+        try:
+            value = self.values[full]
+        except KeyError:
+            pass
+        except TypeError:
+            raise SuiteError(f"a run-wide cache at {':'.join(map(str, site(compute)))} was given a key that cannot "
+                             f"be one: {key!r}") from None
+        else:
+            with self._lock:
+                if full in self.values:
+                    self.values.move_to_end(full)
+            return value  # type: ignore[no-any-return]  # values keep the type their compute gave
+        with self._lock:
+            lock = self._locks.setdefault(full, threading.Lock())
+        with lock:
+            if full in self.values:
+                return self.values[full]  # type: ignore[no-any-return]
+            value = self.values[full] = compute()
+        self._relieve(keep=full)
+        return value
+
+    def _relieve(self, keep: Hashable) -> None:
+        """Lets go of the least recently used values while the process presses on the memory bound."""
+        if self.memory is None:
+            return
+        while self.memory.pressed():
+            with self._lock:
+                oldest = next((key for key in self.values if key != keep), None)
+                if oldest is None:
+                    return
+                del self.values[oldest]
+            self.memory.let_go()
+            gc.collect(0)

@@ -1,0 +1,180 @@
+"""The cases of generated tests (`conformance.generated.cases`): drawn while the test is set up, in the main
+thread, and run one after another in its call.
+
+Drawing before the call keeps Hypothesis out of the threads that run calls at once (it is not made for them), and
+lets the run send a test's requests while the next test's cases are drawn. Under a profile that shrinks failing
+examples (thorough), Hypothesis runs the test itself, so that a failure is shrunk to a minimal case; such a test
+runs alone. The cases are the ones Hypothesis draws under the run's settings and seed, in order: the same seed
+gives the same requests and reproducers.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import evidence
+from conformance import schemathesis_support as generated_requests
+from conformance.generated import DISCOVERED_PREFIX, CasesSpec, OperationRequests, spec_of
+from conformance.profiles import Profile
+
+
+def examples_of(strategy: st.SearchStrategy[Any]) -> list[Any]:
+    """What Hypothesis draws from `strategy` under the run's settings (`max_examples` of them), in order."""
+    out: list[Any] = []
+
+    @given(value=strategy)
+    def draw(value: Any) -> None:
+        out.append(value)
+
+    draw()
+    return out
+
+
+def operation_cases(source: OperationRequests, profile: Profile) -> list[Any]:
+    """The requests schemathesis generates for one operation, as they are sent (`WireCase`): its examples and
+    coverage cases, then the fuzzed ones with the path values fixed."""
+    op = generated_requests.operation(source.api, source.label)
+    limit = source.limit if source.limit is not None else profile.examples
+    # Drawn first, sent afterwards: Hypothesis never sees a request, so a target that stops answering ends the
+    # test at once instead of being shrunk against.
+    cases = generated_requests.explicit_cases(op, limit=limit) + examples_of(
+        generated_requests.fuzzed_cases(op, path_parameters=[dict(fixed) for fixed in source.paths]))
+    return [generated_requests.wire_case(source.api, case) for case in cases]
+
+
+def draw(sources: Mapping[str, st.SearchStrategy[Any] | OperationRequests], profile: Profile) -> list[dict[str, Any]]:
+    """The cases of a generated test: one mapping of argument name to value per case."""
+    if len(sources) == 1:
+        (name, source), = sources.items()
+        values = operation_cases(source, profile) if isinstance(source, OperationRequests) else examples_of(source)
+        return [{name: value} for value in values]
+    if any(isinstance(source, OperationRequests) for source in sources.values()):
+        raise TypeError("the requests of an operation are a test's only source of cases")
+    names = list(sources)
+    return [dict(zip(names, values, strict=True)) for values in examples_of(st.tuples(*sources.values()))]
+
+
+@dataclass
+class DrawnCases:
+    """What the `generated_cases` fixture hands a generated test: its cases, or the strategies to give
+    Hypothesis when it runs the test itself."""
+
+    cases: Sequence[Mapping[str, Any]] | None
+    strategies: Mapping[str, st.SearchStrategy[Any]] | None = None
+
+    def run(self, test: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+        """Calls `test` with each case; a violation of one case is recorded and the next case still runs."""
+        if self.strategies is not None:
+            @given(**self.strategies)
+            def shrinking(**case: Any) -> None:
+                test(*args, **kwargs, **case)
+            shrinking()
+            return
+        for case in self.cases or ():
+            with evidence.independently():
+                test(*args, **kwargs, **case)
+
+
+def filled(value: Any, known: Mapping[str, Any]) -> Any:
+    """`value` with each `discovered(name)` inside it (in strings, containers, the suite's dataclasses, the paths of
+    generated requests) replaced by the known value of that name."""
+    if isinstance(value, str):
+        match = _DISCOVERED.fullmatch(value)
+        return known.get(match.group(1), value) if match else value
+    if isinstance(value, dict):
+        return {key: filled(item, known) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(filled(item, known) for item in value)
+    if isinstance(value, generated_requests.WireCase):   # in its path a discovered value stands encoded
+        return dataclasses.replace(
+            value, path=_DISCOVERED.sub(lambda match: generated_requests.path_segment(known[match.group(1)])
+                                        if match.group(1) in known else match.group(0), value.path),
+            request=filled(value.request, known))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) \
+            and type(value).__module__.startswith("conformance."):
+        return dataclasses.replace(value, **{f.name: filled(getattr(value, f.name), known)
+                                             for f in dataclasses.fields(value) if f.init})
+    return value
+
+
+_DISCOVERED = re.compile(re.escape(DISCOVERED_PREFIX) + r"(\w+)")
+
+
+def sources_at_collection(item: pytest.Item, profile: Profile) -> Mapping[str, Any] | None:
+    """A generated test's sources as they can be resolved before the run reaches it (with its parameters and the
+    profile), or None when they are functions of other fixtures (they are resolved while it is set up)."""
+    spec = spec_of(getattr(item, "function", None))
+    if spec is None:
+        return None
+    callspec = getattr(item, "callspec", None)
+    known = {**(dict(callspec.params) if callspec is not None else {}), "profile": profile}
+    if not spec.needs() <= known.keys():
+        return None
+    return spec.resolved(known)
+
+
+def drawn_for(request: pytest.FixtureRequest, profile: Profile,
+              ahead: Callable[[str], list[dict[str, Any]] | None] = lambda nodeid: None) -> DrawnCases:
+    """The cases of the test `request` sets up: drawn ahead (`ahead`), else drawn now from its sources resolved with
+    its fixtures and parameters; then the values it discovers put in."""
+    spec: CasesSpec | None = spec_of(request.function)
+    if spec is None:
+        raise TypeError(f"{request.node.nodeid} asks for generated cases without @cases")
+    callspec = getattr(request.node, "callspec", None)
+    params = {**(dict(callspec.params) if callspec is not None else {}), "profile": profile}
+    arguments = {name: params[name] if name in params else request.getfixturevalue(name)
+                 for name in spec.needs() | spec.fixing()}
+    sources = spec.resolved(arguments)
+    if profile.shrink and not any(isinstance(source, OperationRequests) for source in sources.values()):
+        return DrawnCases(None, {name: _filled_strategy(source, spec.fixed(arguments))
+                                 for name, source in sources.items()})
+    fixed = spec.fixed(arguments)
+    drawn = ahead(request.node.nodeid)
+    if drawn is not None:
+        cases = [filled(case, fixed) for case in drawn]
+        if not _discovered_left(cases):
+            return DrawnCases(cases)
+    # Drawn here: a discovered value is fixed from the start (it is never drawn, so the cases are the ones drawn
+    # ahead), and a path value the run did not discover is generated.
+    sources = {name: _with_values(source, fixed) for name, source in sources.items()}
+    return DrawnCases([filled(case, fixed) for case in draw(sources, profile)])
+
+
+def _with_values(source: Any, fixed: Mapping[str, Any]) -> Any:
+    """An operation's requests with each discovered path value put in, or left to be generated when unknown."""
+    if not isinstance(source, OperationRequests):
+        return source
+    paths = []
+    for values in source.paths:
+        kept = {}
+        for name, value in values.items():
+            match = _DISCOVERED.fullmatch(value) if isinstance(value, str) else None
+            if match is None:
+                kept[name] = value
+            elif match.group(1) in fixed:
+                kept[name] = fixed[match.group(1)]
+        paths.append(kept)
+    return dataclasses.replace(source, paths=tuple(paths))
+
+
+def _discovered_left(value: Any) -> bool:
+    """Whether a discovered value the run did not learn still stands somewhere in `value`."""
+    return DISCOVERED_PREFIX in repr(value)
+
+
+def _filled_strategy(source: Any, fixed: Mapping[str, Any]) -> st.SearchStrategy[Any]:
+    return source.map(lambda value: filled(value, fixed)) if fixed else source
+
+
+def shrinks_in_its_call(item: pytest.Item, profile: Profile) -> bool:
+    """Whether Hypothesis runs the test in its call (a generated test under a shrinking profile): it runs alone."""
+    spec = spec_of(getattr(item, "function", None))
+    return bool(profile.shrink and spec is not None
+                and not any(isinstance(source, OperationRequests) for source in spec.sources.values()))

@@ -1,0 +1,79 @@
+"""Reproduce before accusing: a test that found a deviation of a live target runs again before the verdict.
+
+Behind a load balancer one request can reach a node on another version, a chain can reorganise, a gateway can
+answer one error body of its own. So a failing test that changes nothing on the target runs again, `--recheck`
+times, spaced (within the run's rate limit, budget and duration); a rule it broke the first time and breaks every
+time again is a failure, as before. A rule that held on any run again is `flaky`: reported with every answer its
+failing request got and how often each came, and failing the gate only with `--flaky fail`. The embedded reference
+answers alike every time: nothing is run again there, nor a test that changes the target's state.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from conformance import evidence
+from conformance.errors import SuiteError, Violation
+from conformance.plugin import state
+from conformance.reporting.outcomes import FLAKY_KEY
+
+#: Seconds before the first run again; each later one waits twice as long.
+FIRST_WAIT = 0.1
+
+
+def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
+    """The violations of `item` (in its `ledger`) that every run again shows again; the others are recorded as
+    flaky."""
+    violations = ledger.violations
+    run = state.run_state(item.config)
+    target = run.target
+    times = target.recheck if target is not None else 0
+    http = run.http
+    if not times or http is None or target is None or target.reference or item.get_closest_marker("mutating"):
+        return violations
+    first = {violation.rule.id for violation in violations}
+    again: list[set[str]] = []
+    answers: dict[Any, Counter[str]] = {v.request: Counter([v.response or ""]) for v in violations if v.request}
+    for attempt in range(times):
+        http.sleep(FIRST_WAIT * 2 ** attempt)
+        rerun = evidence.Ledger()
+        with evidence.recording(rerun), http.capturing() as seen:
+            try:
+                item.runtest()
+            except Violation:
+                pass
+            except (SuiteError, pytest.skip.Exception):
+                return violations   # the target cannot say now: what it said stands
+            except Exception:
+                return violations
+        for exchange in seen:
+            key = (exchange.method, exchange.url, exchange.request_body)
+            if key in answers:
+                answers[key][f"HTTP {exchange.status}: {exchange.text(2000)}"] += 1
+        broken = {violation.rule.id for violation in rerun.violations}
+        again.append(broken)
+        if not first <= broken:
+            break   # one run that holds settles it
+    steady = {rule for rule in first if all(rule in broken for broken in again)}
+    flaky = [violation for violation in violations if violation.rule.id not in steady]
+    if flaky:
+        _record(item, ledger, flaky, answers, runs=1 + len(again))
+    return [violation for violation in violations if violation.rule.id in steady]
+
+
+def _record(item: pytest.Item, ledger: evidence.Ledger, flaky: list[Violation], answers: dict[Any, Counter[str]],
+            *, runs: int) -> None:
+    """Keeps the flaky deviations on the test's report, and takes them off the evidence of its rules."""
+    for violation in flaky:
+        ledger.broke[violation.rule.id] = 0
+    entries = []
+    for violation in flaky:
+        seen = answers.get(violation.request, Counter())
+        entries.append({"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
+                        "received": violation.received, "reproducer": violation.reproducer, "runs": runs,
+                        "answers": [{"answer": answer, "count": count} for answer, count in seen.most_common()]})
+    item.user_properties.append((FLAKY_KEY, json.dumps(entries)))
+

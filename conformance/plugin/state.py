@@ -1,0 +1,178 @@
+"""What one session of the suite gathered, its resolved settings, and the reports it writes at its end."""
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import config as conf
+from conformance.clients.http import TRIMMED, HttpSession, redacted
+from conformance.engine.interrupts import Stopping
+from conformance.engine.memory import MemoryBound, peak_bytes
+from conformance.discovery.session import discovery_run
+from conformance.errors import ConfigError
+from conformance.reporting import build as report_build
+from conformance.reporting import expectations as expect
+from conformance.reporting.operations import OperationTimes
+from conformance.reporting.outcomes import RULES_KEY, OutcomeRecorder
+from conformance.reporting.terminal import end_table
+from conformance.rules import Catalogue, load_catalogue
+
+
+class RunState:
+    """Gathers what the tests of one session did, writes the reports, and decides the suite's exit code."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.active = False            # the session collected conformance tests
+        self.requests = 0              # HTTP requests sent to the target
+        self.http: HttpSession | None = None
+        self.stopping = Stopping()     # why the run stopped early, if it did
+        self.collected: dict[str, list[str]] = {}   # node ID -> the rules it carries
+        self.memory = MemoryBound(conf.DEFAULT_MAX_MEMORY_MB * 2**20)
+        self.target: conf.Target | None = None
+        self.outcomes = OutcomeRecorder()
+        self.operations = OperationTimes()
+        self.started = dt.datetime.now(dt.UTC)
+        self.report: dict[str, Any] | None = None
+        self.written: list[Path] = []
+        self.write_error: str | None = None
+        self._expectations: list[expect.Expectation] | None = None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """What the run holds: the rules each test carries, so that a run stopped early names the rules it did not
+        reach; and the signals that stop it, handled from here on."""
+        self.collected = {item.nodeid: [rule for mark in item.iter_markers("rule") for rule in mark.args]
+                          for item in session.items}
+        if self.active:
+            self.stopping.on_stop(lambda reason: setattr(session, "shouldstop", reason))
+            self.stopping.install()
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.stopping.uninstall()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not any(key == RULES_KEY for key, _ in report.user_properties):
+            return
+        self.outcomes.add(report)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is not None and self.report["summary"]["tests"]:
+            terminalreporter.write_line("")
+            for line in end_table(self.report):
+                terminalreporter.write_line(line)
+        if self.active and self.requests:
+            terminalreporter.write_line(f"conformance: {self.requests} requests sent to the target")
+        if self.written:
+            terminalreporter.write_line(f"conformance: reports written: {', '.join(p.name for p in self.written)}")
+        if self.write_error:
+            terminalreporter.write_line(f"conformance: error: {self.write_error}", red=True)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not (self.active or self.outcomes.tests):
+            return
+        if exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return
+        if exitstatus == pytest.ExitCode.INTERRUPTED and self.stopping.reason is None:
+            self.stopping.stop("interrupted")
+        elif exitstatus == pytest.ExitCode.INTERNAL_ERROR and self.stopping.reason is None:
+            self.stopping.stop("an error of the suite itself")
+        self.report = self._build_report(session)
+        code = self.report["summary"]["exit_code"]
+        if self.report["summary"]["tests"] and (code or exitstatus in (pytest.ExitCode.OK,
+                                                                       pytest.ExitCode.TESTS_FAILED)) \
+                or self.stopping.reason is not None:
+            session.exitstatus = code
+        report_dir = resolved_target(session.config).report_dir
+        if report_dir:
+            from conformance.reporting.write import ReportNotWritten, write_reports
+            try:
+                self.written = write_reports(self.report, Path(report_dir))
+            except ReportNotWritten as exc:
+                self.written = exc.written
+                self.write_error = str(exc)
+                session.exitstatus = max(int(session.exitstatus), 3)
+            except OSError as exc:
+                self.write_error = f"cannot write reports to {report_dir} ({exc.strerror or exc})"
+                session.exitstatus = max(int(session.exitstatus), 3)
+
+    def _build_report(self, session: pytest.Session) -> dict[str, Any]:
+        config = session.config
+        catalogue = load_catalogue()
+        target = resolved_target(config)
+        entries = self.expectation_entries(catalogue)
+        tests = list(self.outcomes.tests.values())
+        verdicts = expect.apply(entries, tests, dt.date.today())
+        embedded = bool(config.getoption("reference_target", False) or target.reference)
+        facts = report_build.RunFacts(
+            apis=target.apis, profile=target.profile,
+            urls={"node": target.node_url, "evm_rpc": target.evm_rpc_url, "data": target.data_url,
+                  "metrics": target.metrics_url},
+            evm_chain=target.evm_chain or discovery_run(config).found("evm_chain"),
+            reference=embedded,
+            seed=target.seed if target.seed is not None else (0 if embedded else None),
+            started=self.started, finished=dt.datetime.now(dt.UTC),
+            requests=self.requests, gate=target.gate, expectations_file=target.expectations,
+            discovery=discovery_run(config).section(target), interrupted=self.stopping.reason,
+            not_reached=self._not_reached(), flaky_fails=target.flaky == "fail",
+            memory={"max_mb": target.max_memory, "peak_mb": round(peak_bytes() / 2**20),
+                    "trimmed_bodies": TRIMMED.count, "evicted": self.memory.evicted})
+        # Server headers and every other text a target sent may echo its key back.
+        return redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), secrets(config))
+
+    def _not_reached(self) -> frozenset[str]:
+        """Rules carried only by tests the run did not decide (it stopped first)."""
+        if self.stopping.reason is None:
+            return frozenset()
+        reached = {rule for test in self.outcomes.tests.values() if test.outcome != "skipped"
+                   or not test.message.startswith("interrupted") for rule in test.rules}
+        return frozenset(rule for nodeid, rules in self.collected.items() for rule in rules
+                         if rule not in reached)
+
+    def expectation_entries(self, catalogue: Catalogue) -> list[expect.Expectation]:
+        """The --expectations entries, read once: at collection (so a bad file stops the run) and reused after."""
+        if self._expectations is None:
+            path = resolved_target(self.config).expectations
+            try:
+                self._expectations = expect.load(path, catalogue) if path else []
+            except ConfigError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        return self._expectations
+
+
+_STATE = pytest.StashKey[RunState]()
+
+
+def run_state(config: pytest.Config) -> RunState:
+    return config.stash[_STATE]
+
+
+def start(config: pytest.Config) -> RunState:
+    state = config.stash[_STATE] = RunState(config)
+    config.pluginmanager.register(state, "conformance-run-state")
+    return state
+
+
+def resolved_target(config: pytest.Config) -> conf.Target:
+    """The run's settings, resolved once from this session's options, the environment and the config file."""
+    state = config.stash[_STATE]
+    if state.target is None:
+        try:
+            state.target = conf.resolve({name: config.getoption(name, None) for name in conf.OPTIONS})
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        state.memory.max_bytes = state.target.max_memory * 2**20
+    return state.target
+
+
+def secrets(config: pytest.Config) -> tuple[str, ...]:
+    """What no output of the run may show: the API key."""
+    try:
+        key = resolved_target(config).api_key
+    except pytest.UsageError:
+        return ()
+    return (key,) if key else ()

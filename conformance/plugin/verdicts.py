@@ -1,0 +1,197 @@
+"""What a test proved: its evidence ledger around setup and call, a violation told apart from an error of the suite,
+and the one way every count of a run classifies a test."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from collections.abc import Iterator
+
+import pytest
+
+from conformance import evidence
+from conformance.clients.http import redacted
+from conformance.errors import BudgetExhausted, SuiteError, Violation, Violations
+from conformance.engine import pytest_internals
+from conformance.plugin import recheck, state
+from conformance.plugin.collection import rule_ids
+from conformance.reporting import outcomes
+from conformance.reporting.outcomes import (BLOCKED_KEY, EVIDENCE_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
+                                            VIOLATIONS_KEY)
+
+
+_LEDGER = pytest.StashKey[evidence.Ledger]()
+_REPORTED = pytest.StashKey[dict[str, list[int]]]()
+
+
+def _ledger(item: pytest.Item) -> evidence.Ledger:
+    if _LEDGER not in item.stash:
+        item.stash[_LEDGER] = evidence.Ledger()
+    return item.stash[_LEDGER]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    # Fixtures check what they read too (a page a test then walks): that evidence belongs to the test.
+    if not rule_ids(item):   # not a conformance test: checks called from it raise as plain functions do
+        return (yield)
+    with evidence.recording(_ledger(item)):
+        try:
+            return (yield)
+        except BudgetExhausted as exc:
+            _stopping(item, exc)
+        except SuiteError:
+            # The target could not be reached now: the next test that needs the fixture asks again.
+            pytest_internals.forget_failures(item, (SuiteError,))
+            raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Runs the test with its ledger; a test whose independent checks broke fails at its end with all of them,
+    unless running it again shows the deviation was a one-off (then its rules are flaky)."""
+    if not rule_ids(item):
+        return (yield)
+    ledger = _ledger(item)
+    with evidence.recording(ledger):
+        try:
+            result = yield
+        except BudgetExhausted as exc:
+            if not ledger.violations:
+                _stopping(item, exc)
+            stopped: BaseException | None = None
+        except (Exception, pytest.skip.Exception, pytest.fail.Exception) as exc:
+            # A violation recorded before the test stopped stays its verdict, whatever stopped it.
+            if not ledger.violations:
+                raise
+            stopped = exc
+        else:
+            stopped = None
+    if ledger.violations:
+        ledger.violations = recheck.reproduced(item, ledger)
+        if ledger.violations:
+            raise _all_of(ledger) from stopped
+        return None
+    return result
+
+
+def _stopping(item: pytest.Item, exc: BudgetExhausted) -> None:
+    """The run's budget or duration is spent, or it was stopped: it stops after this test, which decides nothing."""
+    run = state.run_state(item.config)
+    run.stopping.stop(str(exc))
+    item.session.shouldstop = str(exc)
+    pytest.skip(f"interrupted: {exc}")
+
+
+def _all_of(ledger: evidence.Ledger) -> Violation:
+    return ledger.violations[0] if len(ledger.violations) == 1 else Violations(ledger.violations)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    _classify(item, call, report)
+    _attach_evidence(item, report)
+    secrets = state.secrets(item.config)
+    if secrets:  # the terminal, JUnit and report.json all read the test report: none may show the key
+        if isinstance(report.longrepr, (str, tuple)):  # a skip's is (path, line, reason)
+            report.longrepr = redacted(report.longrepr, secrets)
+        elif report.longrepr is not None and any(secret in str(report.longrepr) for secret in secrets):
+            report.longrepr = redacted(str(report.longrepr), secrets)
+        report.user_properties = [redacted(prop, secrets) for prop in report.user_properties]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """pytest counts a failed setup as an error and a failed call as a failure; the suite counts a violation as a
+    failure and anything else as an error, whichever phase found it, and a deviation that did not show again as
+    flaky: its line says what the reports say."""
+    if not any(key == RULES_KEY for key, _ in report.user_properties):
+        return None
+    found = outcomes.category(report)
+    if found == "failed":
+        return "failed", "F", "FAILED"
+    if found == "error":
+        return "error", "E", "ERROR"
+    if found == "flaky":
+        return "flaky", "R", "FLAKY"
+    return None
+
+
+def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Adds to the phase's report the evidence gathered since the last phase."""
+    if not rule_ids(item) or _LEDGER not in item.stash:
+        return
+    counts = item.stash[_LEDGER].counts()
+    before = item.stash.get(_REPORTED, {})
+    delta = {rule: [held - before.get(rule, [0, 0])[0], broke - before.get(rule, [0, 0])[1]]
+             for rule, (held, broke) in counts.items()}
+    delta = {rule: pair for rule, pair in delta.items() if any(pair)}
+    item.stash[_REPORTED] = counts
+    if delta:
+        report.user_properties.append((EVIDENCE_KEY, json.dumps(delta)))
+    if report.skipped and item.stash[_LEDGER].blocked:
+        report.user_properties.append((BLOCKED_KEY, json.dumps(item.stash[_LEDGER].blocked)))
+
+
+def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """Marks a failed test as a violation of the target or an error of the suite, its report a bug report."""
+    if call.excinfo is None or not rule_ids(item) or call.excinfo.errisinstance(pytest.skip.Exception):
+        return
+    violation = _first(call.excinfo.value, Violation)
+    if violation is not None:
+        found = getattr(violation, "all", None) or [violation]
+        report.longrepr = str(violation)
+        report.user_properties.append((OUTCOME_KEY, "violation"))
+        report.user_properties.append((VIOLATION_KEY, json.dumps(_violation_json(found[0]))))
+        report.user_properties.append((VIOLATIONS_KEY, json.dumps([_violation_json(v) for v in found])))
+        return
+    error = _first(call.excinfo.value, SuiteError)
+    if error is not None:
+        report.longrepr = f"{type(error).__name__}: {error}"
+    elif not item.config.getoption("suite_tracebacks", False):
+        report.longrepr = _defect_line(call.excinfo)
+    # Anything else is a defect of the suite, not a deviation of the target: never counted against it.
+    report.user_properties.append((OUTCOME_KEY, "suite-error"))
+
+
+def _violation_json(violation: Violation) -> dict[str, Any]:
+    return {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
+            "received": violation.received, "reproducer": violation.reproducer, "response": violation.response}
+
+
+def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """One line for an unexpected exception: what it was and the innermost place in the suite it came from.
+
+    A target can make the suite meet what nobody foresaw; the run reports that as an error of the suite in a
+    line, not as a page of traceback (--suite-tracebacks shows it).
+    """
+    package = Path(__file__).resolve().parents[1]
+    entries = list(excinfo.traceback)
+    # The plugin's own hook wrappers and the loop that runs tests run every test: they are never where a defect is.
+    running = {package / "plugin", package / "engine"}
+    entries = [entry for entry in entries if Path(str(entry.path)).resolve().parent not in running]
+    ours = [entry for entry in entries if package in Path(str(entry.path)).resolve().parents]
+    where = (ours or entries)[-1] if entries else None
+    text = str(excinfo.value).splitlines()[0][:300] if str(excinfo.value) else ""
+    place = ""
+    if where is not None:
+        path = Path(str(where.path)).resolve()
+        shown = path.relative_to(package.parent) if package.parent in path.parents else path
+        place = f" at {shown}:{where.lineno + 1} in {where.name}"
+    return (f"{excinfo.typename}: {text} (an error of the suite{place}; --suite-tracebacks shows the traceback)")
+
+
+def _first(exc: BaseException, kind: type[BaseException]) -> Any:
+    """`exc` itself, or the first exception of that kind inside an exception group (hypothesis raises those)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _first(inner, kind)
+            if found is not None:
+                return found
+    return None
+
+
