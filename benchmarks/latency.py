@@ -1,8 +1,7 @@
 """The suite against a distant target: the reference behind a proxy that adds a fixed delay to every answer.
 
 Each run is `conformance run` with its default `--concurrency` (at most 8 tests in flight); its floor is the time
-its requests would take if the delay were all there was to wait for, `requests x delay / 8`. The request counts of
-`-n 1` and `-n 4` show what parallel workers repeat or share.
+its requests would take if the delay were all there was to wait for, `requests x delay / 8`.
 """
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ PROXY_LIFETIME = 3600.0
 
 NOTE = (f"latency: each answer of the reference arrives the stated delay later (a threaded proxy on 127.0.0.1); "
         f"floor = requests x delay / {DEFAULT_CONCURRENCY}, the wall time if waiting for answers were all the suite "
-        f"did with {DEFAULT_CONCURRENCY} requests in flight; `-n` rows count the requests of parallel workers.")
+        f"did with {DEFAULT_CONCURRENCY} requests in flight.")
 
 
 def _row(run: SuiteRun, figure: str, delay: float, lanes: int) -> Row:
@@ -45,23 +44,7 @@ def measure(profiles: tuple[str, ...] = PROFILES, *, sequential: bool = False) -
                     progress(f"latency {label}, quick, one test at a time")
                     rows.append(_row(run_suite(behind, ALL, "quick", "--concurrency", "1"),
                                      f"latency {label}: quick, all APIs, `--concurrency 1`", delay, 1))
-                if delay == DELAYS[0]:
-                    rows += _workers(behind, label)
     return rows
-
-
-def _workers(behind: dict, label: str) -> list[Row]:
-    """Requests of quick with one and with four pytest-xdist workers."""
-    counts = {}
-    for workers in (1, 4):
-        progress(f"latency {label}, quick, -n {workers}")
-        run = run_suite(behind, ALL, "quick", "-n", str(workers))
-        counts[workers] = run
-    one, four = counts[1], counts[4]
-    more = f"{(four.requests - one.requests) / one.requests:+.1%} requests" if one.requests else ""
-    return [Row(f"latency {label}: quick, all APIs, `-n 1`", wall=f"{one.wall:.1f}", requests=f"{one.requests:,}"),
-            Row(f"latency {label}: quick, all APIs, `-n 4`", wall=f"{four.wall:.1f}", requests=f"{four.requests:,}",
-                value=f"{more} against `-n 1`")]
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Prints every benchmark as one markdown table: reference throughput, suite speed, validation cost, workers, and
-the suite against a target 10 and 50 ms away."""
+"""Prints every benchmark as one markdown table: reference throughput, suite speed, validation cost, the whole
+suite, the suite against a target 10 and 50 ms away, and what each speed mechanism of the engine is worth."""
 from __future__ import annotations
 
 import argparse
@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import latency, reference_throughput, suite_speed, validation_cost
+from benchmarks import latency, mechanisms, reference_throughput, suite_speed, validation_cost
 from benchmarks.table import BenchmarkError, Row, markdown, progress
 
 #: in the order their rows appear in the table
-PARTS = ("throughput", "suite", "validation", "workers", "latency")
+PARTS = ("throughput", "suite", "validation", "whole", "latency", "mechanisms")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,7 +67,7 @@ def heading() -> str:
 def notes(parts: Sequence[str]) -> list[str]:
     lines = ["The reference target runs as `conformance serve-reference` in its own process; every suite run is "
              "a fresh `conformance run` process against it."]
-    if "suite" in parts or "workers" in parts:
+    if "suite" in parts or "whole" in parts:
         lines.append(suite_speed.RATIO_NOTE)
     if "latency" in parts:
         lines.append(latency.NOTE)
@@ -79,14 +79,16 @@ def measure(parts: Sequence[str], *, thorough: bool) -> list[Row]:
     if "throughput" in parts:
         progress("reference throughput")
         found["throughput"] = reference_throughput.measure()
-    if "suite" in parts or "workers" in parts:
+    if "suite" in parts or "whole" in parts:
         profiles = ("quick", "standard", "thorough") if thorough else ("quick", "standard")
-        found.update(suite_speed.measure(profiles, groups="suite" in parts, workers="workers" in parts))
+        found.update(suite_speed.measure(profiles, groups="suite" in parts, whole="whole" in parts))
     if "validation" in parts:
         progress("validation cost")
         found["validation"] = validation_cost.measure()
     if "latency" in parts:
         found["latency"] = latency.measure(sequential=thorough)
+    if "mechanisms" in parts:
+        found["mechanisms"] = mechanisms.measure(("quick", "standard"), repeats=3, only=())
     return [row for part in PARTS for row in found.get(part, [])]
 
 

@@ -36,7 +36,7 @@ RATIO_NOTE = ("suite / bare loop: requests a second inside the test session (the
 class SuiteRun:
     wall: float        # seconds, process start to exit
     in_session: float  # seconds of the pytest session, collection included
-    requests: int      # requests sent to the target, workers included
+    requests: int      # requests sent to the target
     exit_code: int
 
     def row(self, figure: str, bare: float, value: str = "") -> Row:
@@ -103,32 +103,29 @@ def _printed_figures(stdout: str) -> tuple[float, int]:
 
 
 def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool = True,
-            workers: bool = True) -> dict[str, list[Row]]:
-    """Rows per part: "suite" (bare loop, each profile x API group), "workers" (`-n 2` against one worker)."""
-    found: dict[str, list[Row]] = {"suite": [], "workers": []}
+            whole: bool = True) -> dict[str, list[Row]]:
+    """Rows per part: "suite" (bare loop, each profile x API group), "whole" (every API, with and without the
+    helper process that draws cases ahead)."""
+    found: dict[str, list[Row]] = {"suite": [], "whole": []}
     with reference_process() as info:
         progress("bare requests loop")
         bare = statistics.median(bare_loop_rate(str(info["url"])) for _ in range(REPEATS))
         # the ratios divide by this rate: its row goes with the first part that shows them
-        found["suite" if groups else "workers"].append(
+        found["suite" if groups else "whole"].append(
             Row("bare `requests` loop: small JSON-RPC calls/s", value=f"{bare:,.0f}"))
         for profile in profiles if groups else ():
             for group, apis in GROUPS.items():
                 progress(f"suite, {profile}, {LABELS[group]}")
                 found["suite"].append(run_suite(info, apis, profile).row(f"suite: {profile}, {LABELS[group]}", bare))
-        if workers:
+        if whole:
             progress(f"suite, standard, all APIs, one worker, {REPEATS} times")
             one = median_run([run_suite(info, ALL, "standard") for _ in range(REPEATS)])
             progress("suite, standard, all APIs, one worker, --no-draw-ahead")
             alone = run_suite(info, ALL, "standard", "--no-draw-ahead")
-            progress("suite, standard, all APIs, -n 2")
-            two = run_suite(info, ALL, "standard", "-n", "2")
-            found["workers"] += [one.row("suite: standard, all APIs, one worker", bare),
+            found["whole"] += [one.row("suite: standard, all APIs, one worker", bare),
                                  alone.row("suite: standard, all APIs, one worker, `--no-draw-ahead`", bare,
                                            value=f"{alone.in_session / one.in_session:.2f}x the session time "
-                                                 "with the helper"),
-                                 two.row("suite: standard, all APIs, `-n 2`", bare,
-                                         value=f"{one.wall / two.wall:.2f}x the speed of one worker")]
+                                                 "with the helper")]
     return found
 
 

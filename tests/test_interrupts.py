@@ -1,0 +1,63 @@
+"""A run that is stopped loses nothing: SIGTERM (what CI runners and Kubernetes send on cancel) and SIGINT end the
+run with every report written, the rules not reached untested because interrupted, exit code 4, and no process of
+the run left behind."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.delay_proxy import DelayProxy
+from conformance.errors import EXIT_INCOMPLETE
+from conformance.reference import ReferenceServer
+
+REPORTS = ("report.json", "junit.xml", "summary.md", "report.html")
+
+
+def _start(url: str, report_dir: Path) -> subprocess.Popen[bytes]:
+    # A session of its own: afterwards, any process of the run still alive is found in its process group.
+    return subprocess.Popen([sys.executable, "-m", "conformance", "run", "--target-url", url, "--profile", "standard",
+                             "--report-dir", str(report_dir)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _wait_for_tests(proxy: DelayProxy, process: subprocess.Popen[bytes]) -> None:
+    """Until the run's tests have sent a few hundred of its thousands of requests, so the signal lands mid-run."""
+    ends = time.monotonic() + 120
+    while time.monotonic() < ends and process.poll() is None and proxy.forwarded < 400:
+        time.sleep(0.1)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stopped_run_writes_every_report_and_leaves_no_process(sig: signal.Signals, tmp_path: Path) -> None:
+    with ReferenceServer() as server, DelayProxy(server.url, 0.05) as proxy:
+        process = _start(proxy.url, tmp_path)
+        _wait_for_tests(proxy, process)
+        assert process.poll() is None, "the run ended before it could be stopped"
+        process.send_signal(sig)
+        output, _ = process.communicate(timeout=60)
+    text = output.decode(errors="replace")
+    assert process.returncode == EXIT_INCOMPLETE, text[-3000:]
+    assert "Traceback" not in text
+    assert all((tmp_path / name).is_file() for name in REPORTS), sorted(p.name for p in tmp_path.iterdir())
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["verdict"] == "incomplete"
+    interrupted = [rule for rule in report["rules"] if rule.get("reason") == "interrupted"]
+    decided = [rule for rule in report["rules"] if rule["status"] in ("pass", "fail")]
+    assert interrupted and decided, "some rules were decided before the signal, others not reached"
+    time.sleep(0.5)
+    assert not _group_alive(process.pid), "a process of the run outlived it"
