@@ -24,7 +24,7 @@ def reference_process(*args: str) -> Iterator[dict]:
         process = subprocess.Popen([sys.executable, "-m", "conformance", "serve-reference", "--port", "0", *args],
                                    stdout=subprocess.PIPE, stderr=errors, text=True)
         try:
-            line = process.stdout.readline()  # type: ignore[union-attr]
+            line = process.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE
             try:
                 info = json.loads(line)
             except ValueError:

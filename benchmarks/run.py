@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, UTC
 from pathlib import Path
 from collections.abc import Sequence
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -22,7 +23,7 @@ PARTS = ("throughput", "suite", "validation", "whole", "latency", "mechanisms")
 class _Parser(argparse.ArgumentParser):
     """Bad usage is one line and exit code 2, as with the `conformance` command."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

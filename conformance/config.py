@@ -302,7 +302,8 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
     missing = [api for api in apis if api not in configured]
     if missing:
         raise ConfigError(f"--api {','.join(missing)}: no URL is configured for "
-                          f"{'it' if len(missing) == 1 else 'them'} (use --target-url or --node-url/--data-url/--metrics-url)")
+                          f"{'it' if len(missing) == 1 else 'them'} "
+                          "(use --target-url or --node-url/--data-url/--metrics-url)")
     profile = str(raw.get("profile", "standard"))
     if profile not in PROFILES:
         raise ConfigError(f"--profile: unknown profile {profile!r}; choose from {', '.join(PROFILES)}")

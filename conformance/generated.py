@@ -133,9 +133,10 @@ def cases(*, fixed_by: Callable[..., Mapping[str, Any]] | None = None, **sources
 
         # pytest reads a test's fixtures from its signature: the case arguments are not fixtures, the fixtures the
         # sources need and the run's cases are.
-        run.__signature__ = signature.replace(parameters=kept + extra + [given])  # type: ignore[attr-defined]
+        parameters = kept + extra + [given]
+        run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # read by inspect
         setattr(run, SPEC_ATTRIBUTE, spec)
-        return run  # type: ignore[return-value]
+        return run  # type: ignore[return-value]  # takes the test's place, called by pytest as the test was
     return decorate
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from conformance.specs import specs_dir, yaml_data
 
@@ -73,12 +73,12 @@ class Catalogue:
         return [rule for rule in self if api in rule.apis]
 
 
-def _as_tuple(value: object) -> tuple[str, ...]:
+def _as_tuple(value: str | Iterable[object] | None) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
         return (value,)
-    return tuple(str(v) for v in value)  # type: ignore[union-attr]
+    return tuple(str(v) for v in value)
 
 
 def parse_rules(raw: dict, catalogue_name: str) -> list[Rule]:

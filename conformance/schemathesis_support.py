@@ -198,7 +198,8 @@ def invalid_query_parameters(api: str, label: str, query: Mapping[str, Any]) -> 
     method, path = label.split(" ", 1)
     document = specs.openapi(api)
     item = document["paths"][path]
-    declared = [specs.resolve(document, p) for p in item.get("parameters", []) + item[method.lower()].get("parameters", [])]
+    declared = [specs.resolve(document, p)
+                for p in item.get("parameters", []) + item[method.lower()].get("parameters", [])]
     schemas = {p["name"]: specs.resolve(document, p.get("schema", {})) for p in declared if p.get("in") == "query"}
     return [name for name, value in query.items() if name in schemas and not _fits(value, schemas[name])]
 

@@ -51,5 +51,5 @@ def open_endpoints(target: Target) -> Iterator[Endpoints]:
 
 def reference_credentials(info: dict) -> dict[str, str]:
     """What a run against the embedded reference takes from its info rather than discovery: the key it accepts."""
-    key = dict(info.get("samples") or {}).get("data_api_key")  # type: ignore[call-overload]
+    key = dict(info.get("samples") or {}).get("data_api_key")
     return {"data_api_key": str(key)} if key else {}

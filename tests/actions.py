@@ -219,7 +219,10 @@ class ActionRunner:
         }
         files = self.runner_temp / f"_runner_files_{self.uses}"
         files.mkdir(parents=True)
-        job_env, path_entries, summary, failed, exit_code = {}, [], [], False, 0
+        job_env: dict[str, str] = {}
+        path_entries: list[str] = []
+        summary: list[str] = []
+        failed, exit_code = False, 0
         runs: list[StepRun] = []
         for number, step in enumerate(self.definition["runs"]["steps"]):
             name, step_id = str(step.get("name", step.get("uses", f"step {number}"))), step.get("id")

@@ -24,8 +24,8 @@ from werkzeug.test import Client
 from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 
-BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json", "huge", "huge-length", "429",
-              "429-always", "503-bursts", "503-always", "redirect-loop",
+BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json",
+              "huge", "huge-length", "429", "429-always", "503-bursts", "503-always", "redirect-loop",
               "redirect-endless-body", "echo-key", "surrogate-escape", "early-hints", "restart", "reset-sometimes",
               "tls", "bloated")
 HUGE_BYTES = 50 * 1024 * 1024
@@ -74,7 +74,7 @@ class HostileServer:
 
     def _listen(self, port: int) -> ThreadingHTTPServer:
         httpd = _Server(("127.0.0.1", port), _Handler)
-        httpd.hostile = self  # type: ignore[attr-defined]
+        httpd.hostile = self  # type: ignore[attr-defined]  # the server's link to its behaviour
         if self.behaviour == "tls":
             httpd.socket = _tls_context().wrap_socket(httpd.socket, server_side=True)
         return httpd
@@ -101,7 +101,11 @@ class HostileServer:
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
-        threading.Thread(target=lambda: (httpd.shutdown(), httpd.server_close()), daemon=True).start()
+        def stop() -> None:
+            httpd.shutdown()
+            httpd.server_close()
+
+        threading.Thread(target=stop, daemon=True).start()
         for connection in list(self.connections):   # a process that goes down resets what it had open
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
@@ -144,7 +148,8 @@ class HostileServer:
                 answer = "bloated" if not path.startswith("/ext/") else "normal"
             else:
                 answer = self.behaviour
-            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200, "html": 200, "bad-utf8": 200, "deep-json": 200,
+            status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200,
+                      "html": 200, "bad-utf8": 200, "deep-json": 200,
                       "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
                       "redirect-loop": 302, "redirect-endless-body": 302, "echo-key": 400,
                       "surrogate-escape": 200, "early-hints": None, "reset": 200, "bloated": None}[answer]
@@ -183,7 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     @property
     def hostile(self) -> HostileServer:
-        return self.server.hostile  # type: ignore[attr-defined]
+        return self.server.hostile  # type: ignore[attr-defined]  # the server's link to its behaviour
 
     def _answer(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))

@@ -92,7 +92,7 @@ def running(node: Node) -> Iterator[str]:
             while True:
                 if process.poll() is not None:
                     pytest.fail(f"{node.name} exited with {process.returncode}: "
-                                f"{process.stderr.read().decode(errors='replace')[-500:]}")  # type: ignore[union-attr]
+                                f"{process.stderr.read().decode(errors='replace')[-500:]}")  # type: ignore[union-attr]  # stderr=PIPE
                 with contextlib.suppress(requests.RequestException, ValueError, RuntimeError):
                     if rpc(url, "eth_chainId", []):
                         break

@@ -6,6 +6,7 @@ import io
 import contextlib
 from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 import pytest
 
@@ -67,7 +68,9 @@ class _Recorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = self.outcomes.setdefault(report.nodeid, Outcome(report.nodeid, []))
-        for key, value in report.user_properties:
+        # the values under the suite's own keys are the JSON text it recorded
+        properties = cast("list[tuple[str, str]]", report.user_properties)
+        for key, value in properties:
             if key == EVIDENCE_KEY:
                 for rule, (held, broke) in json.loads(value).items():
                     pair = outcome.evidence.setdefault(rule, [0, 0])
@@ -76,7 +79,7 @@ class _Recorder:
             elif key == VIOLATIONS_KEY:
                 outcome.broken += [v["rule"] for v in json.loads(value) if v["rule"] not in outcome.broken]
         if report.failed:
-            outcome.kind = dict(report.user_properties).get(OUTCOME_KEY)
+            outcome.kind = dict(properties).get(OUTCOME_KEY)
             outcome.outcome = "failed" if report.when == "call" or outcome.kind == "violation" else "error"
             outcome.message = str(report.longrepr)[-3000:]
         elif report.skipped and outcome.outcome == "passed":

@@ -159,7 +159,7 @@ def test_the_action_runs_the_suite_against_the_embedded_reference(job: ActionRun
 def test_a_failing_gate_still_uploads_the_reports_and_exits_with_the_suite_code(job: ActionRunner,
                                                                                 faulty: ReferenceServer) -> None:
     info = faulty.info()
-    samples = ",\n".join(f"{name}={value}" for name, value in dict(info["samples"]).items())  # type: ignore[call-overload]
+    samples = ",\n".join(f"{name}={value}" for name, value in dict(info["samples"]).items())  # type: ignore[call-overload]  # a JSON object
     run = job.run({"node-url": faulty.url, "api": "index", "evm-chain": str(info["evm_blockchain_id"]),
                    "profile": "quick", "samples": samples, "gate": "must", "api-key": KEY,
                    "args": "--rule RPC-IDX-004", "report-dir": "reports/faulty", "artifact-name": "faulty"})

@@ -61,7 +61,7 @@ def test_serve_reference_prints_its_address_and_stops_on_sigterm() -> None:
     process = subprocess.Popen(CONFORMANCE + ["serve-reference", "--port", "0", "--seed", "3"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        info = json.loads(process.stdout.readline())  # type: ignore[union-attr]
+        info = json.loads(process.stdout.readline())  # type: ignore[union-attr]  # stdout=PIPE
         assert {"url", "evm_blockchain_id", "evm_chain_id"} <= set(info)
         answer = requests.post(info["url"] + "/ext/index/X/tx", timeout=5,
                                json={"jsonrpc": "2.0", "id": 1, "method": "index.getLastAccepted",

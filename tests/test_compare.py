@@ -33,7 +33,7 @@ def compare(baseline: ReferenceServer, candidate_url: str, report_dir: Path, *ex
     info = baseline.info()
     args = ["compare", "--baseline-url", baseline.url, "--candidate-url", candidate_url,
             "--evm-chain", str(info["evm_blockchain_id"]), "--report-dir", str(report_dir), *extra]
-    for name, value in dict(info["samples"]).items():  # type: ignore[call-overload]
+    for name, value in dict(info["samples"]).items():  # type: ignore[call-overload]  # a JSON object
         args += ["--sample", f"{name}={value}"]
     code = main(args)
     path = report_dir / "compare.json"
@@ -139,6 +139,7 @@ def test_an_unreachable_candidate_is_one_line_and_exit_3(baseline: ReferenceServ
     ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--max-requests", "0"],
 ], ids=["scheme", "port", "missing-candidate", "evm-without-chain", "rate", "budget"])
 def test_bad_usage_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code: int | str | None
     try:
         code = main(["compare", *argv])
     except SystemExit as exc:  # argparse's own refusals (a missing option) exit from the parser

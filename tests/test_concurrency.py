@@ -86,7 +86,7 @@ def test_the_rate_limit_holds_across_threads(server: str) -> None:
         start = reserve()
         starts.append(start)
         return start
-    http.rate.wait = recorded  # type: ignore[method-assign]
+    http.rate.wait = recorded  # type: ignore[method-assign]  # records the waits
     assert _in_threads(8, lambda: [http.request("GET", f"{server}/ok") for _ in range(4)]) == []
     starts.sort()
     # Whatever the threads' order, no second of the schedule holds more than 20 starts.
@@ -104,7 +104,8 @@ def test_the_request_budget_holds_exactly_across_threads(server: str) -> None:
 
 
 def test_once_computes_a_key_once_however_many_threads_ask() -> None:
-    once, calls, ready = RunCache(), Counter(), threading.Barrier(8)
+    once, ready = RunCache(), threading.Barrier(8)
+    calls: Counter[str] = Counter()
 
     def compute() -> int:
         calls["key"] += 1
@@ -160,7 +161,7 @@ class _Behind:
 def _concurrent(server: ReferenceServer, report_dir: Path, *extra: str) -> tuple[SuiteRun, DelayProxy]:
     """The suite through a delay proxy in front of `server`, eight tests in flight at most."""
     with DelayProxy(server.url, DELAY, lifetime=600) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, "--concurrency", "8",  # type: ignore[arg-type]
+        run = run_suite(_Behind(proxy.url, server), SUITE, "--concurrency", "8",  # type: ignore[arg-type]  # a stand-in for the reference
                         f"--report-dir={report_dir}", *extra)
     return run, proxy
 
@@ -177,7 +178,8 @@ def test_a_concurrent_run_sends_the_sequential_requests_and_decides_alike(tmp_pa
     assert _verdicts(first) == _verdicts(second)
     sent = first["summary"]["requests"]
     assert abs(second["summary"]["requests"] - sent) <= 0.02 * sent, (sent, second["summary"]["requests"])
-    assert {o.nodeid: o.outcome for o in one.outcomes.values()} == {o.nodeid: o.outcome for o in eight.outcomes.values()}
+    assert ({o.nodeid: o.outcome for o in one.outcomes.values()}
+            == {o.nodeid: o.outcome for o in eight.outcomes.values()})
 
 
 @pytest.mark.selftest_slow
@@ -193,7 +195,8 @@ def test_evidence_and_violations_stay_with_their_tests(tmp_path: Path) -> None:
     # sequential runs agree on are the ones a concurrent run must match.
     kept = {nodeid: (o.outcome, o.broken, o.evidence) for nodeid, o in one.outcomes.items()}
     stable = {nodeid for nodeid, seen in kept.items()
-              if seen == (again.outcomes[nodeid].outcome, again.outcomes[nodeid].broken, again.outcomes[nodeid].evidence)}
+              if seen == (again.outcomes[nodeid].outcome, again.outcomes[nodeid].broken,
+                          again.outcomes[nodeid].evidence)}
     assert len(stable) >= 0.9 * len(kept)
     for nodeid in stable:
         other = eight.outcomes[nodeid]

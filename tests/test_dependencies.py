@@ -15,7 +15,8 @@ from conformance.reference import ReferenceServer
 
 
 def test_hypothesis_profiles_load_with_their_example_counts() -> None:
-    current = settings._current_profile  # type: ignore[attr-defined]
+    current = settings._current_profile
+    assert current is not None   # hypothesis loads its "default" profile when imported
     try:
         for profile in PROFILES.values():
             settings.load_profile(profile.hypothesis_profile)

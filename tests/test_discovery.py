@@ -40,7 +40,7 @@ def test_the_reference_at_a_url_yields_every_slot_within_the_budget(server: Refe
     assert sorted(wanted - set(found.found)) == [], found.searched
     assert 0 < found.requests <= BUDGET
     info = server.info()
-    advertised = dict(info["samples"])  # type: ignore[call-overload]
+    advertised = dict(info["samples"])  # type: ignore[call-overload]  # a JSON object
     assert found.value("evm_chain") == found.value("blockchain_id") == info["evm_blockchain_id"]
     assert found.value("evm_chain_id") == found.value("data_evm_chain_id") == info["evm_chain_id"]
     for name in ("data_p_chain_address", "data_x_chain_address", "data_evm_address", "data_erc20_contract",
@@ -55,6 +55,7 @@ def test_every_identifier_names_the_answer_it_was_read_from(server: ReferenceSer
         assert identifier.source != "given" and identifier.request, identifier
         assert identifier.pointer is not None and (identifier.pointer == "" or identifier.pointer.startswith("/"))
     address = found.found["data_p_chain_address"]
+    assert address.request is not None
     assert (address.source, address.request.split("?")[0]) == \
         ("listTransactions", "GET /v1/networks/mainnet/blockchains/p-chain/transactions")
 
@@ -99,7 +100,7 @@ def test_the_node_logs_name_tokens_and_holders_the_data_api_did_not(server: Refe
                      evm_chain=str(server.info()["evm_blockchain_id"]), given={})
     node.logs(("data_evm_address", "data_erc20_contract", "data_erc721_contract"))
     contract = found.found["data_erc20_contract"]
-    assert contract.source == "eth_getLogs" and contract.pointer.endswith("/address")
+    assert contract.source == "eth_getLogs" and contract.pointer is not None and contract.pointer.endswith("/address")
     assert contract.value in server.world.data.contracts(str(server.world.evm_chain_id))
     assert found.value("data_evm_address") == found.value("evm_address")
     assert found.missing("data_erc721_contract").startswith("no ERC-721 contract found: searched eth_getLogs")

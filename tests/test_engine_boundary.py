@@ -46,7 +46,8 @@ def test_no_module_assigns_to_python_s_or_pytest_s_globals() -> None:
                 text = ast.unparse(target)
                 if text.startswith(("ast.", "pytest.", "_pytest.", "FixtureRequest.", "Session.")) \
                         or text.endswith((".gethookproxy", ".getfixturevalue", ".pytest_runtest_protocol")):
-                    offending.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {text}")
+                    # an assignment is a statement: it has a line
+                    offending.append(f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', '?')}: {text}")
             if isinstance(node, ast.Call) and ast.unparse(node.func) == "setattr" and node.args \
                     and ast.unparse(node.args[0]).startswith(("ast", "pytest", "_pytest")):
                 offending.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(node)}")

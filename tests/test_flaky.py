@@ -31,7 +31,7 @@ def _rules(report_dir: Path) -> dict[str, dict[str, Any]]:
 
 def test_an_odd_answer_now_and_then_makes_rules_flaky_never_failing(tmp_path: Path) -> None:
     with ReferenceServer() as server, DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, f"--report-dir={tmp_path}")  # type: ignore[arg-type]
+        run = run_suite(_Behind(proxy.url, server), SUITE, f"--report-dir={tmp_path}")  # type: ignore[arg-type]  # a stand-in for the reference
     assert proxy.swapped > 5
     rules = _rules(tmp_path)
     assert [rule_id for rule_id, rule in rules.items() if rule["status"] == "fail"] == [], run.output[-3000:]
@@ -45,7 +45,7 @@ def test_an_odd_answer_now_and_then_makes_rules_flaky_never_failing(tmp_path: Pa
 def test_a_true_deviation_behind_the_same_proxy_still_fails(tmp_path: Path) -> None:
     with ReferenceServer(faults=["ContainerIndexAsNumber"]) as server, \
             DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, "--rule", "RPC-IDX-014", "-k", "X/tx",  # type: ignore[arg-type]
+        run = run_suite(_Behind(proxy.url, server), SUITE, "--rule", "RPC-IDX-014", "-k", "X/tx",  # type: ignore[arg-type]  # a stand-in for the reference
                         f"--report-dir={tmp_path}")
     assert _rules(tmp_path)["RPC-IDX-014"]["status"] == "fail"
     assert run.exit_code == 1
@@ -53,7 +53,7 @@ def test_a_true_deviation_behind_the_same_proxy_still_fails(tmp_path: Path) -> N
 
 def test_flaky_fails_the_gate_when_asked(tmp_path: Path) -> None:
     with ReferenceServer() as server, DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, "--flaky", "fail",  # type: ignore[arg-type]
+        run = run_suite(_Behind(proxy.url, server), SUITE, "--flaky", "fail",  # type: ignore[arg-type]  # a stand-in for the reference
                         f"--report-dir={tmp_path}")
     flaky = [rule_id for rule_id, rule in _rules(tmp_path).items() if rule["status"] == "flaky"]
     assert (run.exit_code == 1) == bool(flaky)

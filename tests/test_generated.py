@@ -54,7 +54,8 @@ settings.register_profile("generated-test", parent=settings.get_profile(PROFILES
 
 @pytest.fixture
 def drawing() -> Iterator[None]:
-    current = settings._current_profile  # type: ignore[attr-defined]  # hypothesis keeps the loaded profile's name there
+    current = settings._current_profile   # hypothesis keeps the loaded profile's name there
+    assert current is not None   # it loads its "default" profile when imported
     settings.load_profile("generated-test")
     try:
         yield

@@ -50,7 +50,7 @@ def run_against(behaviour: str, selection: tuple[str, ...], tmp_path: Path, *, m
     tmp_path.mkdir(parents=True, exist_ok=True)
     report_dir, rss = tmp_path / "reports", tmp_path / "peak-rss"
     env = {name: value for name, value in os.environ.items() if not name.startswith("CONFORMANCE_")}
-    with HostileServer(behaviour, **server_options) as server:  # type: ignore[arg-type]
+    with HostileServer(behaviour, **server_options) as server:  # type: ignore[arg-type]  # the server's keyword options
         command = [sys.executable, "-c", _MEASURED, str(rss), CONFORMANCE, "run", "--target-url", server.url,
                    "--profile", "quick", "--max-duration", str(max_duration), "--timeout", str(TIMEOUT),
                    "--report-dir", str(report_dir), *selection]
@@ -138,7 +138,7 @@ class Schedule:
 
 def scheduled(behaviour: str, **server_options: object) -> tuple[Schedule, HostileServer, Exchange | SuiteError]:
     """One index request through the run's HTTP session against a server with `behaviour`, its waits recorded."""
-    with HostileServer(behaviour, **server_options) as server:  # type: ignore[arg-type]
+    with HostileServer(behaviour, **server_options) as server:  # type: ignore[arg-type]  # the server's keyword options
         http = HttpSession(Limits(connect_timeout=TIMEOUT, read_timeout=TIMEOUT))
         http.sleep = schedule = Schedule(server)
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "index.getLastAccepted",

@@ -177,7 +177,7 @@ class _RecordingSocket:
 @pytest.mark.parametrize("body", [b'{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0"}', None])
 def test_headers_and_body_leave_in_one_write(body: bytes | str | None) -> None:
     connection = _HTTPConnection("target.invalid", 80)
-    connection.sock = sock = _RecordingSocket()  # type: ignore[assignment]
+    connection.sock = sock = _RecordingSocket()  # type: ignore[assignment]  # a socket that records
     connection.request("POST" if body else "GET", "/ext/info", body=body, headers={"X-Case": "1"})
     assert len(sock.writes) == 1
     head, _, sent = sock.writes[0].partition(b"\r\n\r\n")
@@ -186,7 +186,7 @@ def test_headers_and_body_leave_in_one_write(body: bytes | str | None) -> None:
 
 def test_a_body_read_from_a_file_is_still_sent_after_the_headers() -> None:
     connection = _HTTPConnection("target.invalid", 80)
-    connection.sock = sock = _RecordingSocket()  # type: ignore[assignment]
+    connection.sock = sock = _RecordingSocket()  # type: ignore[assignment]  # a socket that records
     connection.request("POST", "/upload", body=io.BytesIO(b"abc"), headers={"Content-Length": "3"})
     assert b"".join(sock.writes).endswith(b"\r\n\r\nabc")
 

@@ -1,10 +1,12 @@
 """The suite proves itself: clean against the reference, and every fault of the reference makes its rules fail."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from conformance.reference import ReferenceServer
-from conformance.reference.faults import all_faults
+from conformance.reference.faults import Fault, all_faults
 from conformance.rules import load_catalogue
 from tests.suite_runs import rule_map, run_suite
 
@@ -21,7 +23,8 @@ def test_the_clean_reference_passes_every_test(seed: int, live: bool) -> None:
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=[fault.__name__ for fault in FAULTS])
-def test_fault_makes_the_tests_of_its_rules_fail(fault: type, record_property) -> None:  # type: ignore[no-untyped-def]
+def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault],
+                                                 record_property: Callable[[str, object], None]) -> None:
     carried = rule_map()
     missing = [rule for rule in fault.breaks if rule not in carried]
     assert not missing, f"{fault.__name__} breaks {missing}, which no suite test carries"

@@ -193,7 +193,7 @@ class _Exchange:
 
 def _walk(*pages: list[dict[str, Any]]) -> DataWalk:
     walked = pagination.Walk(pages=[{"validators": list(page)} for page in pages],
-                             exchanges=[_Exchange() for _ in pages])  # type: ignore[misc]
+                             exchanges=[_Exchange() for _ in pages])  # type: ignore[misc]  # stand-in exchanges
     return DataWalk("listValidators", 2, walked)
 
 

@@ -127,13 +127,13 @@ def test_a_fee_config_at_a_block_before_the_last_change_may_not_name_that_change
     from conformance.checks.evm_extras import check_fee_config_at
 
     latest = {"feeConfig": {"gasLimit": 2}, "lastChangedAt": 10}
-    check_fee_config_at(12, latest, (latest, latest), exchange=None)  # type: ignore[arg-type]
+    check_fee_config_at(12, latest, (latest, latest), exchange=None)  # type: ignore[arg-type]  # no exchange outside a run
     check_fee_config_at(9, {"feeConfig": {"gasLimit": 1}, "lastChangedAt": 0}, (latest, latest),
-                        exchange=None)  # type: ignore[arg-type]
+                        exchange=None)  # type: ignore[arg-type]  # no exchange outside a run
     with pytest.raises(Violation, match="RPC-EVM-036"):
-        check_fee_config_at(9, latest, (latest, latest), exchange=None)  # type: ignore[arg-type]
+        check_fee_config_at(9, latest, (latest, latest), exchange=None)  # type: ignore[arg-type]  # no exchange outside a run
     changed = {"feeConfig": {"gasLimit": 3}, "lastChangedAt": 11}
-    check_fee_config_at(12, changed, (latest, changed), exchange=None)  # type: ignore[arg-type]
+    check_fee_config_at(12, changed, (latest, changed), exchange=None)  # type: ignore[arg-type]  # no exchange outside a run
 
 
 # --- each relation fault changes an answer ---

@@ -101,7 +101,7 @@ def test_the_api_key_never_appears_in_the_output_or_the_reports(tmp_path: Path) 
 def test_a_failing_run_shows_the_key_as_a_placeholder(given_by: str, tmp_path: Path) -> None:
     key = f"SECRET-{secrets.token_hex(12)}"
     with ReferenceServer(faults=["BlockchainsDefaultPageSizeWrong"]) as server:
-        samples = [f"--sample={name}={value}" for name, value in dict(server.info()["samples"]).items()]  # type: ignore[call-overload]
+        samples = [f"--sample={name}={value}" for name, value in dict(server.info()["samples"]).items()]  # type: ignore[call-overload]  # a JSON object
         result = run_command(["run", "--data-url", server.url, "--api", "data", "--profile", "quick",
                               "--rule", "DATA-DEF-003", "--report-dir", str(tmp_path / "reports"), *samples,
                               *(["--api-key", key] if given_by == "flag" else [])],

@@ -62,7 +62,7 @@ def test_documented_refusals_carry_their_rule(param: str, kind: str, rule: str) 
 @settings(max_examples=300, deadline=None)
 @given(case=invalid_params("index.getContainerRange", api="index"))
 def test_refusals_the_documents_do_not_name_carry_no_rule(case: object) -> None:
-    assert case.kind not in ("type", "missing", "below") or case.rule is None, case  # type: ignore[attr-defined]
+    assert case.kind not in ("type", "missing", "below") or case.rule is None, case  # type: ignore[attr-defined]  # the drawn case
 
 
 @settings(max_examples=300, deadline=None)

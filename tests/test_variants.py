@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.reference import ReferenceServer
-from conformance.reference.variants import all_variants
+from conformance.reference.variants import Variant, all_variants
 from conformance.rules import load_catalogue
 from tests.suite_runs import rule_map, run_suite
 
@@ -12,7 +12,7 @@ VARIANTS = sorted(all_variants(), key=lambda variant: variant.__name__)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=[variant.__name__ for variant in VARIANTS])
-def test_variant_passes_the_tests_that_read_it(variant: type) -> None:
+def test_variant_passes_the_tests_that_read_it(variant: type[Variant]) -> None:
     carried = rule_map()
     selection = sorted({nodeid for rule in variant.reads for nodeid in carried.get(rule, ())})
     assert selection, f"{variant.__name__} reads {variant.reads}, which no suite test carries"

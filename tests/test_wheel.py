@@ -74,7 +74,8 @@ def _assert_reports(folder: Path, output: str) -> dict:
     assert [name for name in REPORTS if not (folder / name).is_file()] == [], output[-3000:]
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     # no URL was given: every URL tested is the embedded reference's, started on this machine
-    assert all(url.startswith("http://127.0.0.1:") for url in report["target"]["urls"].values() if url), report["target"]
+    urls = [url for url in report["target"]["urls"].values() if url]
+    assert all(url.startswith("http://127.0.0.1:") for url in urls), report["target"]
     assert report["summary"]["verdict"] == "conformant", output[-3000:]
     assert str(ROOT) not in output and str(ROOT) not in (folder / "report.json").read_text(encoding="utf-8")
     return report

@@ -55,7 +55,7 @@ def refusal_rule(op: str, parameter: str) -> str | None:
 
 def rules_of(op: str) -> tuple[str, ...]:
     """Every rule the generated requests of route `op` can fail."""
-    own = {refusal_rule(op, name) for name in checks.operation(op).parameters} - {None}
+    own = {rule for name in checks.operation(op).parameters if (rule := refusal_rule(op, name)) is not None}
     return (*COMMON_RULES, checks.SHAPE_RULES[op], *sorted(own))
 
 

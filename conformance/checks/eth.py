@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from collections.abc import Sequence
 
 from conformance import specs
 from conformance.checks import check, independently
@@ -89,7 +90,7 @@ def check_full_transactions(block: dict[str, Any], hashes: list[str], *, exchang
               expected=f"blockHash, blockNumber, transactionIndex = {wanted}", received=placed, exchange=exchange)
 
 
-def check_fee_history_lengths(result: dict[str, Any], *, block_count: int, percentiles: list[float],
+def check_fee_history_lengths(result: dict[str, Any], *, block_count: int, percentiles: Sequence[float],
                               exchange: Exchange) -> None:
     """RPC-ETH-014: n blocks (1 to blockCount) give n gasUsedRatio, n + 1 baseFeePerGas, n rewards of each size
     (no percentiles asked for, the reward member may be left out)."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from conformance import specs
 from conformance.checks import check, independently
@@ -110,7 +110,7 @@ def avg_tps_path(chain: str) -> str:
 
 # Shapes -----------------------------------------------------------------------------------------------------
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -132,7 +132,7 @@ def value_of(point: Any) -> float | None:
     return None
 
 
-def _assert_points(results: list[Any], *, value_rule: str, timestamp_rule: str, exchange: Exchange) -> None:
+def _assert_points(results: Any, *, value_rule: str, timestamp_rule: str, exchange: Exchange) -> None:
     """Values and timestamps of the data points, each decided by its own rule whatever the other found."""
     if not results:
         return
@@ -170,7 +170,7 @@ def assert_metric_response(exchange: Exchange) -> list[dict[str, Any]]:
     check(isinstance(results, list), "MET-SHP-001", "the metric response has no results array",
           expected="results: an array of data points", received=body, exchange=exchange)
     _assert_points(results, value_rule="MET-SHP-002", timestamp_rule="MET-SHP-003", exchange=exchange)
-    return results
+    return cast("list[dict[str, Any]]", results)   # the check above let only an array through
 
 
 def assert_avg_tps_response(exchange: Exchange) -> dict[str, Any]:

@@ -12,8 +12,8 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any
-from collections.abc import Callable, Iterator
+from typing import Any, cast
+from collections.abc import Callable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 import requests.adapters
@@ -111,10 +111,10 @@ class _Watched:
     def getresponse(self) -> Any:
         watch: Watch | None = getattr(_current, "watch", None)
         if watch is None:
-            return super().getresponse()  # type: ignore[misc]
+            return super().getresponse()  # type: ignore[misc]  # a mixin: the connection class has it
         key = _WATCHDOG.arm(watch.ends + GRACE_SECONDS, lambda: self._time_up(watch))
         try:
-            return super().getresponse()  # type: ignore[misc]
+            return super().getresponse()  # type: ignore[misc]  # a mixin: the connection class has it
         finally:
             _WATCHDOG.disarm(key)
 
@@ -141,9 +141,9 @@ class _OneWrite:
     def request(self, method: str, url: str, body: Any = None, headers: Any = None, **kwargs: Any) -> None:
         self._holding, self._held = isinstance(body, (bytes, str)) and bool(body), None
         try:
-            super().request(method, url, body=body, headers=headers, **kwargs)  # type: ignore[misc]
+            super().request(method, url, body=body, headers=headers, **kwargs)  # type: ignore[misc]  # a mixin: the connection class has it
             if self._held is not None:   # no body followed the headers after all
-                super().send(self._held)  # type: ignore[misc]
+                super().send(self._held)
         finally:
             self._holding, self._held = False, None
 
@@ -153,7 +153,7 @@ class _OneWrite:
                 self._held = data    # the headers: held until the body comes
                 return
             data, self._holding, self._held = self._held + data, False, None
-        super().send(data)  # type: ignore[misc]
+        super().send(data)  # type: ignore[misc]  # a mixin: the connection class has it
 
 
 class _FinalAnswer(http.client.HTTPResponse):
@@ -203,8 +203,9 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
         self._direct_pools: dict[tuple[str, str, Any], Any] = {}
 
     def get_connection_with_tls_context(self, request: requests.PreparedRequest, verify: Any,
-                                        proxies: dict[str, str] | None = None, cert: Any = None) -> Any:
-        if cert is not None or (proxies and requests.utils.select_proxy(request.url, proxies)):
+                                        proxies: Mapping[str, str] | None = None, cert: Any = None) -> Any:
+        # a request on its way to be sent has its URL
+        if cert is not None or (proxies and requests.utils.select_proxy(cast(str, request.url), proxies)):
             return super().get_connection_with_tls_context(request, verify, proxies=proxies, cert=cert)
         scheme, netloc = urlsplit(request.url or "")[:2]
         key = (scheme.lower(), netloc, verify)
@@ -213,7 +214,7 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
             pool = self._direct_pools[key] = super().get_connection_with_tls_context(request, verify)
         return pool
 
-    def request_url(self, request: requests.PreparedRequest, proxies: dict[str, str] | None) -> str:
+    def request_url(self, request: requests.PreparedRequest, proxies: Mapping[str, str] | None) -> str:
         if not proxies:   # requests would parse the URL twice to find that no proxy applies
             return request.path_url
         return super().request_url(request, proxies)
@@ -225,9 +226,10 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
         response.encoding = requests.utils.get_encoding_from_headers(response.headers)
         response.raw = resp
         response.reason = resp.reason
-        response.url = req.url.decode("utf-8") if isinstance(req.url, bytes) else req.url  # type: ignore[assignment]
+        # a request that was sent has its URL
+        response.url = req.url.decode("utf-8") if isinstance(req.url, bytes) else cast(str, req.url)
         response.request = req
-        response.connection = self  # type: ignore[attr-defined]
+        response.connection = self
         return response
 
     def close(self) -> None:

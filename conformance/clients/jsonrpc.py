@@ -41,11 +41,10 @@ class JsonRpcClient:
         if ledger is None:
             return next(self._ids)
         with self._lock:
-            ref, ids = self._ids_by_test.get(id(ledger), (None, None))
-            if ref is None or ref() is not ledger:
-                ref, ids = weakref.ref(ledger), itertools.count(1)
-                self._ids_by_test[id(ledger)] = (ref, ids)
-            return next(ids)
+            known = self._ids_by_test.get(id(ledger))
+            if known is None or known[0]() is not ledger:
+                known = self._ids_by_test[id(ledger)] = (weakref.ref(ledger), itertools.count(1))
+            return next(known[1])
 
     def call(self, method: str, params: Any = OMIT, *, request_id: Any = OMIT) -> Exchange:
         """Sends one call; `params` omitted leaves the member out of the request."""

@@ -86,8 +86,8 @@ class Endpoint:
 
     def send(self, request: requests_plan.Request, page_token: str | None = None) -> Exchange:
         if request.rpc:
-            client = JsonRpcClient(self.http, self.url + request.path)
-            return client.call(request.operation, OMIT if request.params is None else request.params)
+            rpc_client = JsonRpcClient(self.http, self.url + request.path)
+            return rpc_client.call(request.operation, OMIT if request.params is None else request.params)
         query = dict(request.params or {})
         if page_token is not None:
             query["pageToken"] = page_token

@@ -137,8 +137,8 @@ def _keyed(a: list[Any], b: list[Any], keyed: Entry, at: Pointer, rules: PathRul
 
     def keys(items: list[Any]) -> list[str] | None:
         found = [show(item[names[0]] if len(names) == 1 else [item[n] for n in names], 200)
-                 if isinstance(item, dict) and all(n in item for n in names) else None for item in items]
-        return found if None not in found and len(set(found)) == len(found) else None  # type: ignore[return-value]
+                 for item in items if isinstance(item, dict) and all(n in item for n in names)]
+        return found if len(found) == len(items) and len(set(found)) == len(found) else None
 
     keys_a, keys_b = keys(a), keys(b)
     if keys_a is None or keys_b is None:

@@ -29,10 +29,10 @@ def index(ctx: PlanContext, plan: Plan) -> None:
 
 def _below_both_heights(ctx: PlanContext, path: str, baseline: Outcome, candidate: Outcome) -> list[Request]:
     """Containers both indexes hold (at or below the lower height), and the documented errors."""
-    heights = [position(o.value) if o.ok else None for o in (baseline, candidate)]
-    if None in heights:
+    first, second = [position(o.value) if o.ok else None for o in (baseline, candidate)]
+    if first is None or second is None:
         return []
-    low, high = min(heights), max(heights)  # type: ignore[type-var]
+    low, high = min(first, second), max(first, second)
     middle = random.Random(f"{ctx.seed}:{path}").randrange(low + 1)
     out = [rpc("index", path, "index.getContainerByIndex", {"index": i, "encoding": "hex"},
                then=partial(_by_id, path) if i == middle else None)
@@ -84,10 +84,10 @@ def _timestamps(value: Any) -> list[int]:
 
 
 def _fee_config_below_heads(ctx: PlanContext, path: str, baseline: Outcome, candidate: Outcome) -> list[Request]:
-    heights = [_hex(o.value) if o.ok else None for o in (baseline, candidate)]
-    if None in heights:
+    first, second = [_hex(o.value) if o.ok else None for o in (baseline, candidate)]
+    if first is None or second is None:
         return []
-    low = min(heights)  # type: ignore[type-var]
+    low = min(first, second)
     blocks = dict.fromkeys((0, random.Random(f"{ctx.seed}:{path}").randrange(low + 1), low))
     return [rpc("evm", path, "eth_feeConfig", [hex(n)]) for n in blocks]
 

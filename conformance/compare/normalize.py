@@ -75,11 +75,11 @@ def open_ended(baseline: Any, candidate: Any, member: str) -> tuple[Any, Any]:
     """
     if not (isinstance(baseline, dict) and isinstance(candidate, dict)):
         return baseline, candidate
-    items = baseline.get(member), candidate.get(member)
+    first, second = baseline.get(member), candidate.get(member)
     ended = any(not isinstance(page.get("nextPageToken"), str) for page in (baseline, candidate))
-    if not ended or not all(isinstance(i, list) for i in items):
+    if not ended or not (isinstance(first, list) and isinstance(second, list)):
         return baseline, candidate
-    common = min(len(items[0]), len(items[1]))
+    common = min(len(first), len(second))
     cut = [{k: v for k, v in page.items() if k != "nextPageToken"} | {member: page[member][:common]}
            for page in (baseline, candidate)]
     return cut[0], cut[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 from collections.abc import Callable, Mapping
 from urllib.parse import urlencode
 
@@ -114,11 +114,11 @@ def rpc(api: str, path: str, method: str, params: Any, *, head: bool = False, th
 
 def next_page(request: Request, baseline: Outcome, candidate: Outcome) -> list[Request]:
     """The following page of a list, each endpoint with the token it issued; none when either list ended."""
-    tokens = [o.value.get("nextPageToken") if o.ok and isinstance(o.value, dict) else None
-              for o in (baseline, candidate)]
-    if not all(isinstance(token, str) and token for token in tokens):
+    first, second = [o.value.get("nextPageToken") if o.ok and isinstance(o.value, dict) else None
+                     for o in (baseline, candidate)]
+    if not (isinstance(first, str) and first and isinstance(second, str) and second):
         return []
-    return [replace(request, page_tokens=(tokens[0], tokens[1]), then=None)]
+    return [replace(request, page_tokens=(first, second), then=None)]
 
 
 def paged(request: Request) -> Request:
@@ -131,5 +131,5 @@ def oldest_first(request: Request) -> Request:
     return paged(replace(request, open_end=data_spec.operation(request.operation).list_member))
 
 
-def uint(value: Any) -> bool:
+def uint(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -57,14 +57,16 @@ def _by_node(ctx: PlanContext, baseline: Outcome, candidate: Outcome) -> list[Re
         query = {"validationStatus": "completed", "sortOrder": "asc"}
         out.append(oldest_first(data("getValidatorsByNode", ctx, query, nodeId=node)))
     if proposer := ctx.sample("data_block_node_id") or node:
-        path = {"blockchainId": _chain(ctx, "p"), "nodeId": proposer}
-        out.append(data("listBlocksByNode", ctx, head=True, then=partial(_blocks_before, ctx, path), **path))
+        chain = _chain(ctx, "p")
+        out.append(data("listBlocksByNode", ctx, head=True, then=partial(_blocks_before, ctx, chain, proposer),
+                        blockchainId=chain, nodeId=proposer))
     return out
 
 
-def _blocks_before(ctx: PlanContext, path: dict[str, str], baseline: Outcome, candidate: Outcome) -> list[Request]:
+def _blocks_before(ctx: PlanContext, chain: str, node: str, baseline: Outcome, candidate: Outcome) -> list[Request]:
     oldest = _lowest(baseline, candidate, "listBlocksByNode", "blockTimestamp")
-    return [] if oldest is None else [paged(data("listBlocksByNode", ctx, {"endTimestamp": oldest}, **path))]
+    return [] if oldest is None else [paged(data("listBlocksByNode", ctx, {"endTimestamp": oldest},
+                                                 blockchainId=chain, nodeId=node))]
 
 
 def _by_address(ctx: PlanContext, baseline: Outcome, candidate: Outcome) -> list[Request]:
@@ -95,9 +97,9 @@ def _lowest(baseline: Outcome, candidate: Outcome, operation_id: str, member: st
         return None
     found = []
     for outcome in (baseline, candidate):
-        values = [_integer(item.get(member)) for item in data_spec.items_of(operation_id, outcome.value)
-                  if isinstance(item, dict)]
-        values = [v for v in values if v is not None]
+        read = [_integer(item.get(member)) for item in data_spec.items_of(operation_id, outcome.value)
+                if isinstance(item, dict)]
+        values = [v for v in read if v is not None]
         if not values:
             return None
         found.append(min(values))
@@ -205,8 +207,8 @@ def _windows(chains: list[str], baseline: Outcome, candidate: Outcome) -> list[R
     latest = []
     for outcome in (baseline, candidate):
         points = outcome.value.get("results") if outcome.ok and isinstance(outcome.value, dict) else None
-        stamps = [p.get("timestamp") for p in points or [] if isinstance(p, dict)]
-        stamps = [s for s in stamps if uint(s)]
+        read = [p.get("timestamp") for p in points or [] if isinstance(p, dict)]
+        stamps = [s for s in read if uint(s)]
         if not stamps:
             return []
         latest.append(max(stamps))

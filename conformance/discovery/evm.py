@@ -42,18 +42,22 @@ class EvmChain:
 
 def evm_chains(answer: Answer | None) -> list[EvmChain]:
     """The EVM chains of a listBlockchains answer, in its order."""
-    out = []
-    for at, chain in items(answer.body if answer else None, "blockchains"):
+    out: list[EvmChain] = []
+    if answer is None:
+        return out
+    for at, chain in items(answer.body, "blockchains"):
         evm_id = chain.get("evmChainId")
         evm_id = str(evm_id) if isinstance(evm_id, int) and not isinstance(evm_id, bool) else \
             evm_id if isinstance(evm_id, str) and evm_id.isdigit() else None
         blockchain = chain.get("blockchainId") if isinstance(chain.get("blockchainId"), str) else None
-        genesis = chain.get("genesisData") if isinstance(chain.get("genesisData"), dict) else {}
+        genesis_data = chain.get("genesisData")
+        genesis = genesis_data if isinstance(genesis_data, dict) else {}
         if evm_id is None and not genesis:
             continue
         subnet = chain.get("subnetId") if isinstance(chain.get("subnetId"), str) else None
-        found = EvmChain(answer, at, blockchain, evm_id, subnet)  # type: ignore[arg-type]
-        alloc = genesis.get("alloc") if isinstance(genesis.get("alloc"), dict) else {}
+        found = EvmChain(answer, at, blockchain, evm_id, subnet)
+        genesis_alloc = genesis.get("alloc")
+        alloc = genesis_alloc if isinstance(genesis_alloc, dict) else {}
         funded = []
         for key, account in alloc.items():
             address = key if str(key).startswith(("0x", "0X")) else f"0x{key}"
@@ -121,12 +125,13 @@ class EvmCrawl(DataPart):
         fallback: tuple[EvmChain, str, str] | None = None
         probes = 0
         for chain in chains:
-            addresses = [(given_wallet, "")] if given_wallet else chain.wallets[:2]
+            addresses: list[tuple[str, str]] = [(given_wallet, "")] if given_wallet else chain.wallets[:2]
             for address, at in addresses:
                 if probes >= MAX_BALANCE_PROBES:
                     break
                 probes += 1
-                route_chain = given_chain or chain.chain
+                # str() as the path template did already: a chain listed with neither ID is asked for as "None"
+                route_chain = str(given_chain or chain.chain)
                 answer = self.crawl.rest(self.client, "listErc20Balances", {"chainId": route_chain, "address": address},
                                          {"pageSize": plain_page_size("listErc20Balances")})
                 self._search(("data_evm_address", "data_erc20_contract"),
@@ -173,7 +178,8 @@ class EvmCrawl(DataPart):
             answer = self.crawl.rest(self.client, balances, values, {"pageSize": 10})
             self._search((name,), f"{balances} of {wallet}")
             for at, item in items(answer.body if answer else None, member):
-                if isinstance(item.get("address"), str) and EVM_ADDRESS.match(item["address"]):
+                # an item was read from the answer, so there is one
+                if answer is not None and isinstance(item.get("address"), str) and EVM_ADDRESS.match(item["address"]):
                     self.out.add(name, item["address"].lower(), balances, answer.request, at + "/address")
                     break
             if self.known(name):
@@ -181,8 +187,10 @@ class EvmCrawl(DataPart):
             answer = self.crawl.rest(self.client, transfers, values, {"pageSize": 10})
             self._search((name,), f"{transfers} of {wallet}")
             for at, item in items(answer.body if answer else None, "transactions"):
-                found = item.get(token) if isinstance(item.get(token), dict) else {}
-                if isinstance(found.get("address"), str) and EVM_ADDRESS.match(found["address"]):
+                # an item was read from the answer, so there is one
+                token_item = item.get(token)
+                found = token_item if isinstance(token_item, dict) else {}
+                if answer is not None and isinstance(found.get("address"), str) and EVM_ADDRESS.match(found["address"]):
                     self.out.add(name, found["address"].lower(), transfers, answer.request, f"{at}/{token}/address")
                     break
         self._deployment(chain)
@@ -206,8 +214,8 @@ class EvmCrawl(DataPart):
             return
         candidates = [self.known(f"data_{kind}_contract") for kind in ("erc20", "erc721", "erc1155")]
         candidates += [address for address, _ in self.contracts]
-        candidates = [c for c in dict.fromkeys(candidates) if c]
-        for address in candidates[:2]:
+        addresses = [c for c in dict.fromkeys(candidates) if c]
+        for address in addresses[:2]:
             answer = self.crawl.rest(self.client, "getDeployment", {"chainId": chain, "address": address})
             self.out.search("data_contract_address", f"getDeployment of token contracts on {chain}")
             if answer is not None and isinstance(answer.body, dict):

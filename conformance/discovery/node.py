@@ -83,14 +83,15 @@ class NodeCrawl:
             self.chain = name
             if candidate is not None:
                 for slot in ("evm_chain", "blockchain_id"):
-                    self.out.add(slot, name, "listBlockchains", candidate.answer.request, candidate.at + "/blockchainId")
+                    self.out.add(slot, name, "listBlockchains", candidate.answer.request,
+                                 candidate.at + "/blockchainId")
             else:
                 self.out.add("evm_chain", name, "eth_chainId", answer.request, "")
             self._chain_id(answer, candidate)
             if candidate is None:
                 match = [c for c in chains if self.chain_id and c.evm_chain_id == self.chain_id and c.blockchain_id]
-                if match and self._same_chain(match[0].blockchain_id):  # type: ignore[arg-type]
-                    self.out.add("blockchain_id", match[0].blockchain_id, "listBlockchains", match[0].answer.request,
+                if match and (chain_id := match[0].blockchain_id) and self._same_chain(chain_id):
+                    self.out.add("blockchain_id", chain_id, "listBlockchains", match[0].answer.request,
                                  match[0].at + "/blockchainId")
             elif candidate.evm_chain_id and self.chain_id and candidate.evm_chain_id != self.chain_id:
                 self.out.notes.append(f"/ext/bc/{name}/rpc answers eth_chainId {self.chain_id}, but listBlockchains "
@@ -136,7 +137,8 @@ class NodeCrawl:
         head = self.crawl.rpc(client, "eth_blockNumber", [])
         latest = quantity(head.body.get("result")) if head else None
         for name in missing:
-            self.out.search(name, f"eth_getLogs (Transfer, TransferSingle, TransferBatch) at {client.url.split('/ext/', 1)[-1]}")
+            self.out.search(name, "eth_getLogs (Transfer, TransferSingle, TransferBatch) "
+                                  f"at {client.url.split('/ext/', 1)[-1]}")
         if latest is None:
             return
         answer = None

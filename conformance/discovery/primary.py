@@ -82,11 +82,12 @@ class PrimaryCrawl(DataPart):
         candidates = [self.known(name)] if self.known(name) else ranked[:2]
         params = {"pageSize": 20, **({"sortOrder": "asc"} if letter == "x" else {})}
         for address in candidates:
-            answer = self.crawl.rest(self.client, "listUtxos", {"network": self.network, "blockchainId": ALIASES[letter]},
+            answer = self.crawl.rest(self.client, "listUtxos",
+                                     {"network": self.network, "blockchainId": ALIASES[letter]},
                                      params, {"addresses": address})
             self.out.search(name, f"listUtxos on {ALIASES[letter]} of the addresses its transactions name")
             utxos = list(items(answer.body if answer else None, "utxos"))
-            if not utxos:
+            if not utxos or answer is None:
                 continue
             if address in addresses.where:
                 addresses.record(self.out, name, address)

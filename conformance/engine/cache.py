@@ -50,12 +50,12 @@ class RunCache:
             with self._lock:
                 if full in self.values:
                     self.values.move_to_end(full)
-            return value  # type: ignore[no-any-return]  # values keep the type their compute gave
+            return value  # values keep the type their compute gave
         with self._lock:
             lock = self._locks.setdefault(full, threading.Lock())
         with lock:
             if full in self.values:
-                return self.values[full]  # type: ignore[no-any-return]
+                return self.values[full]
             value = self.values[full] = compute()
         self._relieve(keep=full)
         return value

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from conformance.errors import EXIT_INCOMPLETE
 
-SIGNALS = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "stopped (SIGTERM)"}
+SIGNALS: dict[int, str] = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "stopped (SIGTERM)"}
 
 
 class Stopping:

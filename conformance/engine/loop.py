@@ -25,7 +25,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 
@@ -70,6 +70,11 @@ class _Slot:
     @property
     def running(self) -> bool:
         return self.call is not None and not self.call.done()
+
+
+def _running(slots: Iterable[_Slot]) -> list[Future[Any]]:
+    """The calls of these slots still in flight."""
+    return [slot.call for slot in slots if slot.call is not None and not slot.call.done()]
 
 
 class ConcurrentLoop:
@@ -139,11 +144,11 @@ class ConcurrentLoop:
                     item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
                 else:
                     while sum(slot.running for slot in slots) >= self.lanes():
-                        wait([slot.call for slot in slots if slot.running], return_when=FIRST_COMPLETED)
+                        wait(_running(slots), return_when=FIRST_COMPLETED)
                         self._log_finished(slots)
                     self._start(item, nextitem, pool, slots)
                     if self.lanes() == 1:   # one at a time: the next setup must not compete with this call
-                        wait([slot.call for slot in slots if slot.running])
+                        wait(_running(slots))
                 self._log_finished(slots)
                 if session.shouldfail or session.shouldstop:
                     self._drain(slots)
@@ -168,11 +173,11 @@ class ConcurrentLoop:
                 slot.call.set_result(self._call(item))
             else:
                 slot.call = pool.submit(self._call, item)
-        waited = [slot.call] if slot.running and internals.teardown_code_pending(item) else []
+        waited = _running([slot]) if slot.running and internals.teardown_code_pending(item) else []
         ended = internals.ending_scopes_run_code(item, nextitem)
         if ended:
-            waited += [other.call for other in slots if other.running
-                       and any(node in other.item.listchain() for node in ended)]
+            waited += _running(other for other in slots if other.running
+                               and any(node in other.item.listchain() for node in ended))
         if waited:
             wait(waited)
         slot.teardown = pytest.CallInfo.from_call(

@@ -66,7 +66,7 @@ def forget_failures(item: pytest.Item, kinds: tuple[type[BaseException], ...]) -
 def release(item: pytest.Item) -> None:
     """Lets go of a finished test's fixture values, as pytest's own protocol does once it is torn down."""
     if hasattr(item, "_request"):
-        item._request = False  # type: ignore[attr-defined]  # pytest's own sentinel for "released"
+        item._request = False  # pytest's own sentinel for "released"
         item.funcargs = None  # type: ignore[attr-defined]  # as pytest.runner.runtestprotocol does
 
 

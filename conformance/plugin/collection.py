@@ -41,7 +41,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if unknown:
         raise pytest.UsageError(f"tests carry rule IDs that are not in the catalogue: {', '.join(unknown)}")
     wanted = target.rules
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         ids = rule_ids(item)
         if not ids:

@@ -8,7 +8,7 @@ import json
 import re
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, overload
 from collections.abc import Callable, Sequence
 
 from conformance.reference.calls import HttpReply, RestCall
@@ -105,6 +105,12 @@ def query_int(call: RestCall, name: str, *, minimum: int | None = None, maximum:
     return value
 
 
+@overload
+def query_number(call: RestCall, name: str, *, minimum: float | None = None, maximum: float | None = None,
+                 default: float) -> float: ...
+@overload
+def query_number(call: RestCall, name: str, *, minimum: float | None = None, maximum: float | None = None,
+                 default: None = None) -> float | None: ...
 def query_number(call: RestCall, name: str, *, minimum: float | None = None, maximum: float | None = None,
                  default: float | None = None) -> float | None:
     raw = call.first(name)
@@ -120,6 +126,10 @@ def query_number(call: RestCall, name: str, *, minimum: float | None = None, max
     return value
 
 
+@overload
+def query_enum(call: RestCall, name: str, allowed: Sequence[str], *, default: str) -> str: ...
+@overload
+def query_enum(call: RestCall, name: str, allowed: Sequence[str], *, default: None = None) -> str | None: ...
 def query_enum(call: RestCall, name: str, allowed: Sequence[str], *, default: str | None = None) -> str | None:
     raw = call.first(name)
     if raw is None or raw == "":

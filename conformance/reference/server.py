@@ -8,6 +8,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import logging
 
@@ -18,6 +19,9 @@ from conformance.reference.calls import HttpReply, RestCall, RpcHttp
 from conformance.reference.faults import Fault, chain, fault_named
 from conformance.reference.rest import RestService
 from conformance.reference.world import World
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 DATA_PREFIXES = ("/v1/networks/", "/v1/chains/")
 METRICS_PREFIXES = ("/v2/chains/", "/v1/avg_tps/")
@@ -41,7 +45,7 @@ class ReferenceApp:
         self.arrivals: deque[float] = deque(maxlen=100_000)
         self._seen_lock = threading.Lock()
 
-    def __call__(self, environ: dict, start_response):  # type: ignore[no-untyped-def]
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         self.arrivals.append(time.monotonic())  # deque.append is atomic: no lock on the hot path
         request = Request(environ)
         reply = self.route(request)

@@ -376,7 +376,7 @@ class EmptyMembersLeftOut(_DataAnswers):
             body[name] = _without_empty(body[name])
             if body[name] in ("", [], {}):
                 del body[name]
-        if isinstance(body.get(keep), list):
+        if keep is not None and isinstance(body.get(keep), list):
             body[keep] = [_without_empty(item) for item in body[keep]]
 
 

@@ -21,7 +21,7 @@ T = TypeVar("T")
 _TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=12)
 #: Values of the wrong JSON type for each type; strings of digits are left out because a node may read them
 #: as numbers (the document is silent on it).
-_WRONG = {
+_WRONG: dict[str, st.SearchStrategy[Any]] = {
     "integer": st.one_of(st.booleans(), _TEXT.filter(lambda s: not s.strip().lstrip("-").isdigit()),
                          st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
                          st.lists(st.integers(), max_size=2), st.just({})),
@@ -216,7 +216,9 @@ def invalid_params(method: str, api: str, fixed: Any) -> st.SearchStrategy[Inval
 
 
 def boundary_values(schema: dict[str, Any], *, api: str) -> list[tuple[Any, bool]]:
-    """The edge values of a bounded schema, each with whether the schema accepts it: min-1, min, min+1, max-1, max, max+1."""
+    """The edge values of a bounded schema, each with whether the schema accepts it.
+
+    The values are min-1, min, min+1, max-1, max, max+1."""
     schema = _resolve(schema, api)
     out: list[tuple[Any, bool]] = []
     if schema.get("type") == "integer":

@@ -39,8 +39,10 @@ def utxos(chain: str = X, body: Any = None, **query: Any) -> Request:
 
 def send(client: Client, request: Request, headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
     method, path, query, body = request
+    with_body = body is not None
     reply = client.open(path, method=method, query_string=query, headers=headers or {},
-                        **({"data": json.dumps(body), "content_type": "application/json"} if body is not None else {}))
+                        data=json.dumps(body) if with_body else None,
+                        content_type="application/json" if with_body else None)
     return reply.status_code, reply.headers.get("Content-Type", ""), reply.get_data()
 
 
@@ -67,7 +69,8 @@ def walk(request: Request, name: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(("request_", "name", "default", "maximum"), [
     (utxos(), "utxos", 10, 1024), (get(f"{P}/transactions", addresses=HOT), "transactions", 10, 100),
     (get(f"{N}/blockchains"), "blockchains", 100, 10000), (get(f"{N}/validators"), "validators", 10, 100),
-    (get(f"{N}/validators/{NODE}"), "validators", 10, 100), (get(f"{A}/transactions:listErc721"), "transactions", 10, 100),
+    (get(f"{N}/validators/{NODE}"), "validators", 10, 100),
+    (get(f"{A}/transactions:listErc721"), "transactions", 10, 100),
     (get(f"{A}/transactions:listErc1155"), "transactions", 10, 100),
     (get(f"/v1/chains/{EVM}/tokens/{TOKEN}/transfers"), "transfers", 10, 100),
     (get(f"{A}/balances:listErc20"), "erc20TokenBalances", 10, 500),
@@ -93,7 +96,8 @@ def test_walks_end_without_repeats_in_order() -> None:
     assert [t["blockTimestamp"] for t in txs] == sorted(t["blockTimestamp"] for t in txs)
     chains = walk(get(f"{N}/blockchains", sortOrder="desc", pageSize=200), "blockchains")
     assert len(chains) == 450
-    assert [c["createBlockTimestamp"] for c in chains] == sorted((c["createBlockTimestamp"] for c in chains), reverse=True)
+    assert ([c["createBlockTimestamp"] for c in chains]
+            == sorted((c["createBlockTimestamp"] for c in chains), reverse=True))
     found = walk(utxos(pageSize=1024, sortBy="amount", sortOrder="asc", includeSpent="true"), "utxos")
     assert len(found) == 2100 and [int(u["amount"]) for u in found] == sorted(int(u["amount"]) for u in found)
 
@@ -104,17 +108,20 @@ def test_fuji_and_testnet_and_aliases_answer_identically() -> None:
     assert answer(get(f"{X}/vertices:listByHeight", vertexHeight=9)) == \
         answer(get(f"{N}/blockchains/{VERTEX_ERA_IDS['mainnet']}/vertices:listByHeight", vertexHeight=9)) == \
         answer(get(f"{N}/blockchains/{CHAIN_IDS['mainnet']['x']}/vertices:listByHeight", vertexHeight=9))
-    assert answer(get(f"{P}/transactions", addresses=HOT)) == answer(get(f"{N}/blockchains/{PRIMARY_NETWORK_ID}/transactions", addresses=HOT))
+    assert answer(get(f"{P}/transactions", addresses=HOT)) == \
+        answer(get(f"{N}/blockchains/{PRIMARY_NETWORK_ID}/transactions", addresses=HOT))
     assert answer(get(f"{A}/balances:listErc20")) == \
         answer(get(f"/v1/chains/{WORLD.evm_blockchain_id}/addresses/{WALLET}/balances:listErc20"))
 
 
 def test_refusals() -> None:
-    for request in (get("/v1/networks/moon/blockchains"), get(f"{N}/blockchains", sortOrder="up"),
-                    get(f"{P}/vertices:listByHeight", vertexHeight=1), get(f"{X}/vertices:listByHeight"),
-                    utxos(body={}), ("POST", f"{X}/utxos", {}, None), get(f"{N}/blockchains/nope/transactions"),
-                    get(f"{N}/validators", minFeePercentage=1), get(f"{N}/validators", maxDelegationCapacity="720000000000000001"),
-                    get(f"{A}/balances:getNative", currency="xyz"), get(f"{N}/validators", sortBy="delegationFee")):
+    refused: tuple[Request, ...] = (
+        get("/v1/networks/moon/blockchains"), get(f"{N}/blockchains", sortOrder="up"),
+        get(f"{P}/vertices:listByHeight", vertexHeight=1), get(f"{X}/vertices:listByHeight"),
+        utxos(body={}), ("POST", f"{X}/utxos", {}, None), get(f"{N}/blockchains/nope/transactions"),
+        get(f"{N}/validators", minFeePercentage=1), get(f"{N}/validators", maxDelegationCapacity="720000000000000001"),
+        get(f"{A}/balances:getNative", currency="xyz"), get(f"{N}/validators", sortBy="delegationFee"))
+    for request in refused:
         status, body = answer(request)
         assert status == 400 and body["statusCode"] == 400 and body["error"] == "Bad Request", request
     assert answer(get("/v1/networks/mainnet/nothing"))[0] == 404
@@ -134,7 +141,8 @@ def test_validator_filters() -> None:
 
 
 def test_transaction_and_block_filters() -> None:
-    l1 = walk(get(f"{P}/transactions", l1ValidationId=L1, txTypes="RegisterL1ValidatorTx", pageSize=100), "transactions")
+    l1 = walk(get(f"{P}/transactions", l1ValidationId=L1, txTypes="RegisterL1ValidatorTx", pageSize=100),
+              "transactions")
     assert l1 and {t["txType"] for t in l1} == {"RegisterL1ValidatorTx"}
     newest = answer(get(f"{C}/transactions", addresses=DATA.hot_evm_address("mainnet")))[1]["transactions"]
     assert newest
@@ -215,19 +223,24 @@ PROBES: dict[str, Request] = {
     "GenesisAllocBalanceIsFloat": get(f"{N}/blockchains"), "Erc20TransferValueIsNumber": get(TR),
     "UtxosPageSizeOverMaxServed": utxos(pageSize=1025), "TransactionsPageSizeOverMaxServed": get(T, pageSize=101),
     "BlockchainsPageSizeOverMaxServed": get(f"{N}/blockchains", pageSize=10001),
-    "ValidatorsPageSizeOverMaxServed": get(V, pageSize=101), "NodeValidatorsPageSizeOverMaxServed": get(VN, pageSize=101),
+    "ValidatorsPageSizeOverMaxServed": get(V, pageSize=101),
+    "NodeValidatorsPageSizeOverMaxServed": get(VN, pageSize=101),
     "Erc721TransfersPageSizeOverMaxServed": get(E721, pageSize=101),
     "Erc1155TransfersPageSizeOverMaxServed": get(E1155, pageSize=101),
-    "TokenTransfersPageSizeOverMaxServed": get(TR, pageSize=101), "Erc20BalancesPageSizeOverMaxServed": get(B20, pageSize=501),
+    "TokenTransfersPageSizeOverMaxServed": get(TR, pageSize=101),
+    "Erc20BalancesPageSizeOverMaxServed": get(B20, pageSize=501),
     "Erc1155BalancesPageSizeOverMaxServed": get(B1155, pageSize=501),
     "Erc721BalancesPageSizeOverMaxServed": get(B721, pageSize=501),
-    "VerticesPageSizeOverMaxServed": get(VX, vertexHeight=1, pageSize=101), "BlocksPageSizeOverMaxServed": get(B, pageSize=101),
+    "VerticesPageSizeOverMaxServed": get(VX, vertexHeight=1, pageSize=101),
+    "BlocksPageSizeOverMaxServed": get(B, pageSize=101),
     "TransactionsNegativeStartAccepted": get(T, addresses=HOT, startTimestamp=-1),
     "TransactionsNegativeEndAccepted": get(T, addresses=HOT, endTimestamp=-1),
-    "BlocksNegativeTimestampAccepted": get(B, startTimestamp=-1), "NegativeVertexHeightAccepted": get(VX, vertexHeight=-1),
+    "BlocksNegativeTimestampAccepted": get(B, startTimestamp=-1),
+    "NegativeVertexHeightAccepted": get(VX, vertexHeight=-1),
     "NegativeMinUtxoAmountAccepted": utxos(minUtxoAmount=-1),
     "DelegationCapacityBoundsClamped": get(V, maxDelegationCapacity="720000000000000001"),
-    "TimeRemainingBoundsClamped": get(V, minTimeRemaining=2147483648), "MinFeeBoundsClamped": get(V, minFeePercentage=1),
+    "TimeRemainingBoundsClamped": get(V, minTimeRemaining=2147483648),
+    "MinFeeBoundsClamped": get(V, minFeePercentage=1),
     "MaxFeeBoundsClamped": get(V, maxFeePercentage=101), "MinUptimeBoundsClamped": get(V, minUptimePerformance=-1),
     "MaxUptimeBoundsClamped": get(V, maxUptimePerformance=101),
     "UtxosDefaultPageSizeWrong": utxos(), "TransactionsDefaultPageSizeWrong": get(T),
@@ -257,8 +270,8 @@ PROBES: dict[str, Request] = {
     "NotFoundBodySays400": get(f"{N}/nothing"), "ErrorPhraseMissing": get(V, pageSize=0),
     "BadRequestPhraseWrong": get(V, pageSize=0), "BadRequestsAre422": get(V, pageSize=0),
     "BlockchainsPageOverfull": get(f"{N}/blockchains", pageSize=5), "ValidatorsTokenMissing": get(V),
-    "TokenOnLastPage": get(f"{N}/blockchains", pageSize=10000), "PagesOverlapByOne": None,  # type: ignore[dict-item]
-    "TokenSkipsAPage": None, "PagesSortedOnlyWithin": get(f"{N}/blockchains", pageSize=5),  # type: ignore[dict-item]
+    "TokenOnLastPage": get(f"{N}/blockchains", pageSize=10000), "PagesOverlapByOne": None,  # type: ignore[dict-item]  # no request shows it
+    "TokenSkipsAPage": None, "PagesSortedOnlyWithin": get(f"{N}/blockchains", pageSize=5),  # type: ignore[dict-item]  # no request shows it
     "AscendingOrderIgnored": get(f"{N}/blockchains", sortOrder="asc"),
     "DescendingOrderIgnored": get(f"{N}/blockchains", sortOrder="desc"),
     "UtxosSortByTimestampIgnored": utxos(sortBy="timestamp"), "UtxosSortByAmountIgnored": utxos(sortBy="amount"),
@@ -268,7 +281,8 @@ PROBES: dict[str, Request] = {
     "NodeValidatorsStatusFilterIgnored": get(VN, validationStatus="completed"),
     "ValidatorsNodeIdsFilterIgnored": get(V, nodeIds=SOME[5]), "NodeIdsMatchedExactly": get(V, nodeIds=NODE[7:15]),
     "NodeIdsOnlyFirstUsed": get(V, nodeIds=f"{SOME[0]},{SOME[1]}", pageSize=100),
-    "SubnetFilterIgnored": get(V, subnetId=WORLD.evm_subnet_id), "PrimaryNetworkOnlyWithoutSubnet": get(V, pageSize=100),
+    "SubnetFilterIgnored": get(V, subnetId=WORLD.evm_subnet_id),
+    "PrimaryNetworkOnlyWithoutSubnet": get(V, pageSize=100),
     "MinFeeKeepsSubnetValidations": get(V, minFeePercentage=2, pageSize=100),
     "MaxFeeKeepsSubnetValidations": get(V, maxFeePercentage=100, pageSize=100),
     "MinFeeValueIgnored": get(V, minFeePercentage=15), "MaxFeeValueIgnored": get(V, maxFeePercentage=3),
@@ -279,12 +293,14 @@ PROBES: dict[str, Request] = {
     "L1TransactionsTxTypesIgnored": get(T, l1ValidationId=L1, txTypes="ConvertSubnetToL1Tx"),
     "L1TransactionsTimestampsIgnored": get(T, l1ValidationId=L1, endTimestamp=DATA.t0 - 40000),
     "StartBlockExclusive": get(E721, startBlock=BLOCK), "EndBlockInclusive": get(E721, endBlock=BLOCK + 1 - 1),
-    "StartBlockAloneEndsEarly": get(E721, startBlock=BLOCK - 2000), "EndBlockAloneStartsLate": get(E721, endBlock=BLOCK),
+    "StartBlockAloneEndsEarly": get(E721, startBlock=BLOCK - 2000),
+    "EndBlockAloneStartsLate": get(E721, endBlock=BLOCK),
     "Erc20ContractFilterIgnored": get(B20, contractAddresses=DATA.erc20(EVM, 4)),
     "Erc1155ContractFilterIgnored": get(B1155, contractAddress=DATA.erc1155(EVM, 1)),
     "Erc721ContractFilterIgnored": get(B721, contractAddress=DATA.erc721(EVM, 1)),
-    "SpamFilterInverted": get(B20, filterSpamTokens="false"), "UtxosAssetFilterIgnored": utxos(assetId=DATA.asset_id("mainnet", 0)),
-    "MinUtxoAmountExclusive": None, "SpentUtxosAlwaysListed": utxos(includeSpent="false"),  # type: ignore[dict-item]
+    "SpamFilterInverted": get(B20, filterSpamTokens="false"),
+    "UtxosAssetFilterIgnored": utxos(assetId=DATA.asset_id("mainnet", 0)),
+    "MinUtxoAmountExclusive": None, "SpentUtxosAlwaysListed": utxos(includeSpent="false"),  # type: ignore[dict-item]  # no request shows it
     "IncludeSpentListsSpentOnly": utxos(includeSpent="true"), "UtxosOfOtherOwners": utxos(pageSize=1024),
     "NodeValidatorsOfEveryNode": get(VN, pageSize=100), "BlocksOfAnotherProposer": get(B, pageSize=100),
     "FujiServedFromLaggingReplica": get("/v1/networks/fuji/validators"),

@@ -70,8 +70,9 @@ def usd_price(data: DataWorld, *parts: object) -> Decimal:
 
 
 def erc20_token(data: DataWorld, chain: str, k: int, code: str = "usd") -> dict[str, Any]:
-    return {"address": data.erc20(chain, k), "name": f"Token {k}", "symbol": f"TK{k}", "decimals": 6 if k % 5 == 1 else 18,
-            "logoUri": f"https://assets.example.org/tokens/{k}.png", "ercType": "ERC-20",
+    return {"address": data.erc20(chain, k), "name": f"Token {k}", "symbol": f"TK{k}",
+            "decimals": 6 if k % 5 == 1 else 18, "logoUri": f"https://assets.example.org/tokens/{k}.png",
+            "ercType": "ERC-20",
             "price": params.price(usd_price(data, chain, "erc20", k), code)}
 
 
@@ -117,7 +118,8 @@ def transfer(data: DataWorld, chain: str, kind: str, i: int) -> dict[str, Any]:
         sender, receiver = (wallet, peer) if i % 2 else (peer, wallet)
     out: dict[str, Any] = {
         "blockNumber": str(block), "blockTimestamp": data.block_time(chain, block),
-        "blockHash": ids.hex_hash(data.seed, chain, "block", block), "txHash": ids.hex_hash(data.seed, chain, kind, "tx", i),
+        "blockHash": ids.hex_hash(data.seed, chain, "block", block),
+        "txHash": ids.hex_hash(data.seed, chain, kind, "tx", i),
         "from": address_info(data, chain, sender), "to": address_info(data, chain, receiver), "logIndex": d[2] % 64}
     if kind == "erc20":
         out.update(value=str(int.from_bytes(d[3:11], "big")), erc20Token=erc20_token(data, chain, 0))

@@ -32,7 +32,8 @@ def list_utxos(svc: DataService, call: RestCall) -> dict[str, Any]:
     chain = params.primary_chain(call, net)
     size = params.page_size(call, 1024, 10)
     body = call.body
-    if not isinstance(body, dict) or not isinstance(body.get("addresses"), str) or not params.comma_list(body["addresses"]):
+    if (not isinstance(body, dict) or not isinstance(body.get("addresses"), str)
+            or not params.comma_list(body["addresses"])):
         raise RestError(400, "addresses is required: a JSON body {\"addresses\": \"<comma-separated addresses>\"}")
     addresses = sorted({_address(a) for a in params.comma_list(body["addresses"])})
     asset_id = call.first("assetId") or None
@@ -151,7 +152,8 @@ def list_validators(svc: DataService, call: RestCall) -> dict[str, Any]:
         if fee_filter and v.fee is None and not deviates("subnet-fee-null-kept"):
             return False
         remaining = max(0, v.end - now)
-        return ((not node_ids or any(part in v.node for part in node_ids)) and (kept_status is None or v.status == kept_status)
+        return ((not node_ids or any(part in v.node for part in node_ids))
+                and (kept_status is None or v.status == kept_status)
                 and (subnet is None or v.subnet == subnet)
                 and (v.fee is None or ((min_fee is None or v.fee >= min_fee) and (max_fee is None or v.fee <= max_fee)))
                 and (min_cap is None or v.capacity >= min_cap) and (max_cap is None or v.capacity <= max_cap)

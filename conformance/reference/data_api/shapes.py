@@ -78,9 +78,11 @@ def transaction(data: DataWorld, net: str, chain: str, tx: Tx) -> dict[str, Any]
         other = "p" if chain != "p" else "x"
         src, dst = (other, chain) if tx.tx_type == "ImportTx" else (chain, other)
         out.update(sourceChain=CHAIN_IDS[net][src], destinationChain=CHAIN_IDS[net][dst])
-    elif tx.tx_type in ("AddValidatorTx", "AddDelegatorTx", "AddPermissionlessValidatorTx", "AddPermissionlessDelegatorTx"):
+    elif tx.tx_type in ("AddValidatorTx", "AddDelegatorTx",
+                        "AddPermissionlessValidatorTx", "AddPermissionlessDelegatorTx"):
         node = data.nodes(net)[d[6] % len(data.nodes(net))]
-        out.update(nodeId=node, subnetId=PRIMARY_NETWORK_ID, startTimestamp=tx.ts, endTimestamp=tx.ts + 86400 * (14 + d[7]),
+        out.update(nodeId=node, subnetId=PRIMARY_NETWORK_ID,
+                   startTimestamp=tx.ts, endTimestamp=tx.ts + 86400 * (14 + d[7]),
                    amountStaked=[asset(data, net, avax, amount)], estimatedReward=str(amount // 20),
                    rewardAddresses=owners[:1], stakingTxHash=tx.tx_hash)
         if "Validator" in tx.tx_type:
@@ -93,7 +95,8 @@ def transaction(data: DataWorld, net: str, chain: str, tx: Tx) -> dict[str, Any]
         out["l1ValidatorDetails"] = [{
             "validationId": validation, "validationIdHex": ids.hex_hash("l1", validation),
             "nodeId": data.nodes(net)[d[6] % len(data.nodes(net))], "subnetId": data.world.evm_subnet_id,
-            "weight": 20 + d[9], "remainingBalance": amount, "balanceChange": fee * 10, "blsCredentials": bls(data, validation)}]
+            "weight": 20 + d[9], "remainingBalance": amount, "balanceChange": fee * 10,
+            "blsCredentials": bls(data, validation)}]
         if tx.tx_type == "ConvertSubnetToL1Tx":
             out["l1ValidatorManagerDetails"] = {"blockchainId": data.world.evm_blockchain_id,
                                                 "contractAddress": ids.evm_address(data.seed, "validator-manager")}
@@ -166,7 +169,8 @@ def validator(data: DataWorld, v: Validation) -> dict[str, Any]:
     if v.subnet == PRIMARY_NETWORK_ID:
         out["blsCredentials"] = bls(data, v.tx_hash)
     if v.status == "completed":
-        out["rewards"] = {"validationRewardAmount": str(v.staked // 25), "delegationRewardAmount": str(v.delegated // 40),
+        out["rewards"] = {"validationRewardAmount": str(v.staked // 25),
+                          "delegationRewardAmount": str(v.delegated // 40),
                           "rewardAddresses": [data.bech32("mainnet" if v.index % 2 else "testnet", "reward", v.index)],
                           "rewardTxHash": ids.cb58_id(data.seed, "reward", v.tx_hash)}
     return out
@@ -179,7 +183,8 @@ def block(data: DataWorld, net: str, chain: str, b: Block) -> dict[str, Any]:
         "blockNumber": str(b.height), "blockHash": ids.cb58_id(data.seed, net, chain, "block", b.height),
         "parentHash": ids.cb58_id(data.seed, net, chain, "block", b.height - 1), "blockTimestamp": b.ts,
         "blockType": {"p": "BanffStandardBlock", "x": "StandardBlock", "c": "StandardBlock"}[chain],
-        "txCount": count, "transactions": [ids.cb58_id(data.seed, net, chain, "btx", b.height, k) for k in range(count)],
+        "txCount": count,
+        "transactions": [ids.cb58_id(data.seed, net, chain, "btx", b.height, k) for k in range(count)],
         "blockSizeBytes": 200 + d[1] * 8, "l1ValidatorsAccruedFees": d[2] * 1000, "activeL1Validators": d[3] % 40,
         "currentSupply": str(720_000_000_000_000_000 - 250_000_000_000_000_000 + b.height),
         "proposerDetails": {"proposerId": ids.cb58_id(data.seed, "proposer", b.height), "proposerParentId":

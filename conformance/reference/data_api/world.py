@@ -7,13 +7,16 @@ transfers, and balances that follow the head block), so a walk in progress never
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from conformance.reference import ids
 
 if TYPE_CHECKING:
     from conformance.reference.world import World
+
+T = TypeVar("T")
 
 PRIMARY_NETWORK_ID = "11111111111111111111111111111111LpoYY"   # the primary network's subnet ID and the P-Chain ID
 #: network path segment -> the network it denotes (fuji and testnet are the same network)
@@ -158,12 +161,13 @@ class DataWorld:
     def n(self, *parts: object, below: int) -> int:
         return ids.number(self.seed, *parts, below=below)
 
-    def _cached(self, key: tuple, build):  # type: ignore[no-untyped-def]
+    def _cached(self, key: tuple, build: Callable[[], T]) -> T:
         with self.world.lock:
             found = self._cache.get(key)
             if found is None:
                 found = self._cache[key] = build()
-            return found
+            # the key names what build() made under it
+            return cast(T, found)
 
     # Addresses --------------------------------------------------------------------------------------------
 
@@ -198,7 +202,8 @@ class DataWorld:
         else:
             ts = self.t0 + 2 * (i - TX_HISTORY + 1)
         pool = self.pool(net)
-        addresses = {pool[self.n(net, chain, "a", i, below=POOL_SIZE)], pool[self.n(net, chain, "b", i, below=POOL_SIZE)]}
+        addresses = {pool[self.n(net, chain, "a", i, below=POOL_SIZE)],
+                     pool[self.n(net, chain, "b", i, below=POOL_SIZE)]}
         if i % 2 == 0:
             addresses.add(self.hot_address(net))
             if chain == "c":
@@ -443,4 +448,4 @@ class DataWorld:
             history, head0 = TRANSFER_HISTORY[kind], self.head0(chain)
             found = self._cached(key, lambda: [head0 - TRANSFER_SPACING * (history - i)
                                                + self.n(chain, kind, "tb", i, below=30) for i in range(history)])
-        return found
+        return cast("list[int]", found)

@@ -272,9 +272,10 @@ class EthLogsFromBlockOffByOne(Fault):
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
         query = _block_arg(call) if call.method == "eth_getLogs" else None
-        first = _hex_param(query.get("fromBlock")) if isinstance(query, dict) else None
-        if first:
-            call = call.with_(params=[{**query, "fromBlock": hex(first - 1)}])
+        if isinstance(query, dict):
+            first = _hex_param(query.get("fromBlock"))
+            if first:
+                call = call.with_(params=[{**query, "fromBlock": hex(first - 1)}])
         return proceed(call)
 
 

@@ -17,7 +17,7 @@ def _range_args(call: RpcCall) -> tuple[int, int] | None:
     params = _params(call)
     start, wanted = params.get("startIndex"), params.get("numToFetch")
     try:
-        return int(start), int(wanted)  # type: ignore[arg-type]
+        return int(start), int(wanted)  # type: ignore[arg-type]  # None or a non-number raises, caught below
     except (TypeError, ValueError):
         return None
 
@@ -48,7 +48,7 @@ class RangeZeroFetchesOne(Fault):
     breaks = ("RPC-IDX-002",)
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
-        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]
+        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]  # _is_range read the arguments
             reply = proceed(call.with_(params={**_params(call), "numToFetch": 1}))
             if reply is not None and "result" in reply:
                 return reply
@@ -63,7 +63,7 @@ class ZeroToFetchRefused(Fault):
     real = True
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
-        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]
+        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]  # _is_range read the arguments
             return _error(call, SERVER_ERROR, "numToFetch must be in [1,1024]")
         return proceed(call)
 
@@ -75,7 +75,7 @@ class RangeMaxOffByOne(Fault):
     breaks = ("RPC-IDX-003",)
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
-        if _is_range(call) and _range_args(call)[1] >= 1024:  # type: ignore[index]
+        if _is_range(call) and _range_args(call)[1] >= 1024:  # type: ignore[index]  # _is_range read the arguments
             return _error(call, INVALID_PARAMS, "numToFetch must be below 1024")
         return proceed(call)
 
@@ -87,7 +87,7 @@ class RangeMaxClamped(Fault):
     breaks = ("RPC-IDX-004",)
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
-        if _is_range(call) and _range_args(call)[1] > 1024:  # type: ignore[index]
+        if _is_range(call) and _range_args(call)[1] > 1024:  # type: ignore[index]  # _is_range read the arguments
             call = call.with_(params={**_params(call), "numToFetch": 1024})
         return proceed(call)
 
@@ -110,7 +110,7 @@ class RangeZeroBeyondLastRejected(Fault):
     breaks = ("RPC-IDX-006",)
 
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
-        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]
+        if _is_range(call) and _range_args(call)[1] == 0:  # type: ignore[index]  # _is_range read the arguments
             probe = proceed(call.with_(params={**_params(call), "numToFetch": 1}))
             if _beyond_error(probe):
                 return probe

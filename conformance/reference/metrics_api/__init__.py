@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.metrics_api.intervals import GRIDS, Grid
@@ -89,7 +89,7 @@ class MetricsService(RestService):
             results = [self.world.metrics.point(chain, metric, grid, i, as_of) for i in indices]
         body: dict[str, Any] = {"results": results}
         if results and indices[-1] > low:
-            body = {"nextPageToken": self.tokens.issue(query, results[-1]["timestamp"]), **body}
+            body = {"nextPageToken": self.tokens.issue(query, cast(int, results[-1]["timestamp"])), **body}
         return body
 
     def avg_tps(self, call: RestCall) -> dict[str, Any]:
@@ -107,7 +107,7 @@ class MetricsService(RestService):
             results = [self.world.metrics.point(chain, "avgTps", grid, i, as_of) for i in indices]
         body: dict[str, Any] = {"results": results, "status": 200, "lastRun": as_of}
         if results and indices[-1] > low:
-            body["nextPageToken"] = self.tokens.issue(query, results[-1]["timestamp"])
+            body["nextPageToken"] = self.tokens.issue(query, cast(int, results[-1]["timestamp"]))
         return body
 
     # Parameters -------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.reference.calls import RpcCall
 from conformance.reference.jsonrpc import SERVER_ERROR, RpcError, invalid_params
-from conformance.reference.node.params import named, string
+from conformance.reference.node.params import named, required_string, string
 from conformance.reference.node.world import LEVELS
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class AdminApi:
 
     def alias(self, call: RpcCall) -> dict:
         params = named(call, required=("endpoint", "alias"))
-        endpoint = string(params, "endpoint").strip("/")
+        endpoint = required_string(params, "endpoint").strip("/")
         alias = self._alias(params).strip("/")
         if not alias:
             raise invalid_params("alias must name a path under /ext/")
@@ -58,7 +58,7 @@ class AdminApi:
 
     def alias_chain(self, call: RpcCall) -> dict:
         params = named(call, required=("chain", "alias"))
-        chain = string(params, "chain")
+        chain = required_string(params, "chain")
         alias = self._alias(params)
         with self.lock:
             chain_id = self.service.chain_id(chain)
@@ -70,7 +70,7 @@ class AdminApi:
         return {}
 
     def get_chain_aliases(self, call: RpcCall) -> dict:
-        chain = string(named(call, required=("chain",)), "chain")
+        chain = required_string(named(call, required=("chain",)), "chain")
         with self.lock:
             chain_id = self.service.chain_id(chain)
             if chain_id is None:

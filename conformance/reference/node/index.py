@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.reference.calls import RpcCall
 from conformance.reference.jsonrpc import SERVER_ERROR, RpcError, invalid_params
-from conformance.reference.node.params import named, string, uint64
+from conformance.reference.node.params import named, required_string, string, uint64
 from conformance.reference.node.world import Index
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class IndexApi:
         return index, params, index.count(now)
 
     def _position(self, index: Index, params: dict[str, Any], count: int) -> int:
-        container_id = string(params, "id")
+        container_id = required_string(params, "id")
         i = index.position(container_id, self.world.clock.now)
         # not shown: an ID this index does not hold is an error, as a lookup of a missing key is.
         if i is None or i >= count:
@@ -83,6 +83,6 @@ class IndexApi:
 
     def is_accepted(self, call: RpcCall) -> dict:
         index, params, count = self._open(call, required=("id",))
-        container_id = string(params, "id")
+        container_id = required_string(params, "id")
         i = index.position(container_id, self.world.clock.now)
         return {"isAccepted": i is not None and i < count}

@@ -51,6 +51,14 @@ def string(params: dict[str, Any], name: str, *, default: str | None = None) -> 
     return value
 
 
+def required_string(params: dict[str, Any], name: str) -> str:
+    """A string param that named(call, required=...) has already found present."""
+    value = string(params, name)
+    if value is None:
+        raise invalid_params(f"missing required param {name!r}")
+    return value
+
+
 def uint64(params: dict[str, Any], name: str) -> int:
     """A uint64 given as a JSON number or as a decimal string (the node's JSON accepts both)."""
     value = params.get(name)

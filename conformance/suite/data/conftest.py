@@ -206,7 +206,8 @@ class DataApi:
                 values[name] = self.path_value(operation_id, name)
         return template.format(**values)
 
-    def request(self, operation_id: str, params: Mapping[str, Any] | None = None, *, body: Any = _DEFAULT,
+    # operation_id and params are positional-only so that no path value can be taken for them
+    def request(self, operation_id: str, params: Mapping[str, Any] | None = None, /, *, body: Any = _DEFAULT,
                 **path: str) -> tuple[str, dict[str, Any], Any]:
         """(path, query, body) of a call: required query members first, then `params` (None removes one)."""
         query = {**self.required_query(operation_id), **(params or {})}
@@ -214,14 +215,14 @@ class DataApi:
         json_body = self.default_body(operation_id) if body is _DEFAULT else body
         return self.path(operation_id, **path), query, json_body
 
-    def call(self, operation_id: str, params: Mapping[str, Any] | None = None, *, body: Any = _DEFAULT,
+    def call(self, operation_id: str, params: Mapping[str, Any] | None = None, /, *, body: Any = _DEFAULT,
              **path: str) -> Exchange:
         route, query, json_body = self.request(operation_id, params, body=body, **path)
         if checks.operation(operation_id).method == "POST":
             return self.rest.post(route, query, json_body)
         return self.rest.get(route, query)
 
-    def once(self, operation_id: str, params: Mapping[str, Any] | None = None, *, body: Any = _DEFAULT,
+    def once(self, operation_id: str, params: Mapping[str, Any] | None = None, /, *, body: Any = _DEFAULT,
              **path: str) -> Exchange:
         """Like `call`, but an identical request (same route, path, query and body) is sent once per session.
 
@@ -268,7 +269,8 @@ def data(data_api: RestClient, endpoints: Endpoints, profile: Profile, once: Any
 @pytest.fixture(scope="session")
 def served_body(data: DataApi) -> Callable[..., tuple[Exchange, Any]]:
     """Calls a route with valid parameters and returns (exchange, body), failing `rule` when it is not served."""
-    def call(operation_id: str, rule: str, params: Mapping[str, Any] | None = None, **path: str) -> tuple[Exchange, Any]:
+    def call(operation_id: str, rule: str, params: Mapping[str, Any] | None = None,
+             **path: str) -> tuple[Exchange, Any]:
         exchange = data.call(operation_id, params, **path)
         return exchange, checks.served(exchange, rule, operation_id)
     return call

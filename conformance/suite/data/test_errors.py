@@ -14,7 +14,7 @@ ERROR_RULES = ["DATA-ERR-001", "DATA-ERR-002", "DATA-ERR-003", "DATA-ERR-004", "
                "DATA-ERR-007", "DATA-ERR-008"]
 #: Requests the documents forbid, on routes of each kind: (route, query, path values). Most are also the requests
 #: of the bounds, enumeration and required-parameter tests, so a session sends each once.
-FORBIDDEN = [
+FORBIDDEN: list[tuple[str, dict[str, Any], dict[str, str]]] = [
     ("listBlockchains", {"pageSize": checks.page_size_limits("listBlockchains")[1] + 1}, {}),
     ("listValidators", {"validationStatus": "retired"}, {}),
     ("listTransactions", {}, {"network": "undocumented-value"}),

@@ -120,7 +120,7 @@ def subnets(data: DataApi) -> tuple[str | None, str]:
     if data.sample("primary_subnet_id") and data.sample("subnet_id"):
         return data.sample("primary_subnet_id"), data.need("subnet_id")
     _, items = validators(data, "DATA-FLT-006", {})
-    counts = Counter(v.get("subnetId") for v in items if isinstance(v.get("subnetId"), str))
+    counts = Counter(subnet for v in items if isinstance(subnet := v.get("subnetId"), str))
     primary = data.sample("primary_subnet_id") or (counts.most_common(1)[0][0] if counts else None)
     if data.sample("subnet_id"):
         return primary, data.need("subnet_id")

@@ -80,8 +80,8 @@ class Walks:
         address = self.data.need("p_chain_address")
         exchange = self.data.call("listTransactions", {"addresses": address, "pageSize": 10, "sortOrder": "desc"})
         items = checks.items_of("listTransactions", checks.served(exchange, "DATA-PAG-004", "listTransactions"))
-        stamps = [i.get("blockTimestamp") for i in items if isinstance(i, dict)
-                  and isinstance(i.get("blockTimestamp"), int)]
+        stamps = [stamp for i in items if isinstance(i, dict)
+                  and isinstance(stamp := i.get("blockTimestamp"), int)]
         return {"addresses": address, **({"startTimestamp": min(stamps)} if stamps else {})}
 
 
@@ -171,10 +171,9 @@ def test_order_holds_across_pages(walks: Walks, operation_id: str, order: str) -
     pages.assert_sorted_across_pages(walk, lambda item: item.get(key), descending=order == "desc", what=key)
 
 
-@pytest.mark.parametrize(("rule", "order"), [pytest.param("DATA-PAG-008", "asc", marks=pytest.mark.rule("DATA-PAG-008"),
-                                                          id="asc"),
-                                             pytest.param("DATA-PAG-009", "desc", marks=pytest.mark.rule("DATA-PAG-009"),
-                                                          id="desc")])
+@pytest.mark.parametrize(("rule", "order"), [
+    pytest.param("DATA-PAG-008", "asc", marks=pytest.mark.rule("DATA-PAG-008"), id="asc"),
+    pytest.param("DATA-PAG-009", "desc", marks=pytest.mark.rule("DATA-PAG-009"), id="desc")])
 @pytest.mark.parametrize("operation_id", [variant(op, quick=op in QUICK_ORDERED, id=op) for op in TIMESTAMP_ORDER])
 def test_sort_order_orders_by_timestamp(walks: Walks, operation_id: str, rule: str, order: str) -> None:
     """sortOrder orders the route's items by timestamp in that direction."""

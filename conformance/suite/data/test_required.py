@@ -14,8 +14,8 @@ from conformance.suite.data.conftest import DataApi, variant
 def test_vertices_without_vertex_height_are_refused(data: DataApi, observe: Callable[[str, Any], None]) -> None:
     """listVerticesByHeight without vertexHeight is refused."""
     exchange = data.once("listVerticesByHeight", {"vertexHeight": None})
-    observe("DATA-ERR-009", {"request": "listVerticesByHeight without vertexHeight",
-                             "status": checks.refused(exchange, "DATA-REQ-001", "listVerticesByHeight without vertexHeight")})
+    what = "listVerticesByHeight without vertexHeight"
+    observe("DATA-ERR-009", {"request": what, "status": checks.refused(exchange, "DATA-REQ-001", what)})
 
 
 @pytest.mark.rule("DATA-REQ-002")

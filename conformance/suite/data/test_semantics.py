@@ -94,7 +94,8 @@ def test_vertices_on_other_chains_are_recorded(data: DataApi, observe: Callable[
 def test_aliases_are_accepted(data: DataApi, operation_id: str, alias: str) -> None:
     """The aliases p-chain, x-chain and c-chain are accepted as blockchainId."""
     body = {"addresses": _bare(data.need("p_chain_address"))} if operation_id == "listUtxos" else None
-    exchange = data.once(operation_id, {"pageSize": 5}, blockchainId=alias, **({"body": body} if body else {}))
+    exchange = (data.once(operation_id, {"pageSize": 5}, blockchainId=alias, body=body) if body
+                else data.once(operation_id, {"pageSize": 5}, blockchainId=alias))
     checks.served(exchange, "DATA-SEM-005", f"{operation_id} on {alias}")
 
 
@@ -135,7 +136,8 @@ def test_chain_letter_prefix_is_optional(data: DataApi) -> None:
     address = _bare(data.need("p_chain_address"))
 
     def value(exchange: Exchange) -> Any:
-        return digest("listTransactions", checks.served(exchange, "DATA-SEM-008", f"listTransactions at {exchange.url}"))
+        return digest("listTransactions",
+                      checks.served(exchange, "DATA-SEM-008", f"listTransactions at {exchange.url}"))
     without = data.once("listTransactions", {"addresses": address})   # also the time filter tests' listing
     outcome = live.agree_while_live(lambda: data.call("listTransactions", {"addresses": address}),
                                     lambda: data.call("listTransactions", {"addresses": f"P-{address}"}), value,
@@ -179,7 +181,7 @@ def test_deployment_is_the_native_transaction(data: DataApi) -> None:
           "getDeployment does not return the deploying transaction", expected="a nativeTransaction with a txHash",
           received=native, exchange=exchange)
     expected = data.sample("deployment_tx_hash")
-    if expected:
+    if expected and isinstance(native, dict):   # not a dict: the check above has failed the rule
         check(str(native.get("txHash")).lower() == expected.lower(), "DATA-SEM-011",
               "getDeployment returns another transaction", expected=expected, received=native.get("txHash"),
               exchange=exchange)

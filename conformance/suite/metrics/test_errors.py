@@ -16,7 +16,8 @@ PATH = metric_path(CHAIN, "txCount")
 #: One invalid value per query parameter with a documented type, bound or value set.
 INVALID_QUERIES = {"pageSize-zero": {"pageSize": 0}, "pageSize-text": {"pageSize": "abc"},
                    "startTimestamp-negative": {"startTimestamp": -1}, "endTimestamp-negative": {"endTimestamp": -1},
-                   "startTimestamp-text": {"startTimestamp": "yesterday"}, "timeInterval-unknown": {"timeInterval": "fortnight"}}
+                   "startTimestamp-text": {"startTimestamp": "yesterday"},
+                   "timeInterval-unknown": {"timeInterval": "fortnight"}}
 
 
 @pytest.mark.rule("MET-ENV-003", "MET-ENV-004", "MET-ERR-001", "MET-ERR-002", "MET-ERR-003", "MET-ERR-005")

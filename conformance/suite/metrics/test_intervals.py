@@ -18,7 +18,8 @@ def test_metric_is_served_only_at_its_intervals(metrics_api: RestClient, metric:
     """The metric answers each interval of x-metric-intervals and refuses every other interval."""
     rule = interval_rule(metric)
     for interval in intervals():
-        exchange = metrics_api.get(metric_path(CHAIN, metric), {"timeInterval": interval, "pageSize": small_page_size()})
+        exchange = metrics_api.get(metric_path(CHAIN, metric),
+                                   {"timeInterval": interval, "pageSize": small_page_size()})
         if interval in metric_intervals()[metric]:
             assert_success(exchange, rule_id=rule, what=f"{metric} at timeInterval {interval}")
             assert_metric_response(exchange)

@@ -12,6 +12,7 @@ from conformance.checks.index import IndexAt, index_paths, position
 from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc, not_served
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.plugin import rule_ids
+from conformance.session import Endpoints
 
 PATHS = index_paths()
 
@@ -54,7 +55,8 @@ def known(index_at: IndexAt, once: Any) -> Known:
         exchange = index_at.last_accepted()
         result = exchange.json().get("result") if exchange.is_json() and isinstance(exchange.json(), dict) else None
         last = position(result)
-        return Known(last, result) if last is not None else None
+        # a container with an index is an object
+        return Known(last, result) if last is not None and isinstance(result, dict) else None
     found = once(read, index_at.client.url)
     if found is None:
         pytest.skip(f"{index_at.path} has no containers (or index.getLastAccepted gives none)")
@@ -70,7 +72,7 @@ def admin_api(admin: JsonRpcClient, once: Any) -> JsonRpcClient:
 
 
 @pytest.fixture(scope="session")
-def blockchain_id(endpoints, sample) -> str:  # type: ignore[no-untyped-def]
+def blockchain_id(endpoints: Endpoints, sample: Callable[[str], str]) -> str:
     """The EVM chain's blockchain ID (admin calls take the ID, not an alias)."""
     from conformance.checks.admin import is_blockchain_id
 
@@ -87,7 +89,7 @@ def fresh_alias(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def blockchain_id_or_none(endpoints) -> str | None:  # type: ignore[no-untyped-def]
+def blockchain_id_or_none(endpoints: Endpoints) -> str | None:
     from conformance.checks.admin import is_blockchain_id
 
     chain = endpoints.evm_chain

@@ -87,7 +87,8 @@ def test_string_id_is_echoed(api: Api, request_id: str) -> None:
     check_envelope(exchange, request_id)
 
 
-@pytest.mark.rule("RPC-ENV-004", "RPC-ENV-005", "RPC-ENV-006", "RPC-ENV-007", "RPC-ENV-008", "RPC-ENV-015", "RPC-ENV-016", "RPC-ENV-017")
+@pytest.mark.rule("RPC-ENV-004", "RPC-ENV-005", "RPC-ENV-006", "RPC-ENV-007", "RPC-ENV-008",
+                  "RPC-ENV-015", "RPC-ENV-016", "RPC-ENV-017")
 @pytest.mark.parametrize("request_id", [41, "conformance-41"], ids=["number", "string"])
 def test_unknown_method_is_an_error_object(api: Api, request_id: Any, observe: Callable[[str, Any], None]) -> None:
     """A call to an unknown method is answered with an error object carrying the request id."""

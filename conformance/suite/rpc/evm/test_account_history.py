@@ -37,15 +37,16 @@ def sent(evm: JsonRpcClient, block_with_transactions: int) -> Sent:
     if isinstance(block, dict) and block.get("number") != hex(n):
         pytest.skip(f"eth_getBlockByNumber {hex(n)} gives another block (RPC-ETH-007 decides that)")
     txs = [tx for tx in (block.get("transactions") or []) if isinstance(tx, dict)] if isinstance(block, dict) else []
-    usable = [tx for tx in txs if isinstance(tx.get("from"), str) and len(tx["from"]) == 42
-              and _hex(tx.get("nonce")) is not None]
-    if not usable or not isinstance(block.get("hash"), str):  # type: ignore[union-attr]
+    usable = [(tx, nonce) for tx in txs if isinstance(tx.get("from"), str) and len(tx["from"]) == 42
+              and (nonce := _hex(tx.get("nonce"))) is not None]
+    # transactions were read from the block only when it is an object
+    if not usable or not isinstance(block, dict) or not isinstance(block.get("hash"), str):
         pytest.skip(f"block {n} lists no transaction with a sender and a nonce to follow")
-    tx = usable[0]
-    price = max(_hex(tx.get("gasPrice")) or 0, _hex(block.get("baseFeePerGas")) or 0)  # type: ignore[union-attr]
+    tx, nonce = usable[0]
+    price = max(_hex(tx.get("gasPrice")) or 0, _hex(block.get("baseFeePerGas")) or 0)
     # A block's fee recipient gains fees in it: its balance says nothing of what it paid.
-    paid = price > 0 and tx["from"].lower() != str(block.get("miner", "")).lower()  # type: ignore[union-attr]
-    return Sent(n, block["hash"], tx["from"], _hex(tx["nonce"]), paid)  # type: ignore[arg-type,index]
+    paid = price > 0 and tx["from"].lower() != str(block.get("miner", "")).lower()
+    return Sent(n, block["hash"], tx["from"], nonce, paid)
 
 
 def _hex(value: object) -> int | None:
@@ -74,8 +75,8 @@ def test_transaction_count_at_a_past_block_is_the_count_then(evm: JsonRpcClient,
     with independently():
         check_count_around(sent.nonce, before, at, block=sent.block, sender=sent.sender, exchange=exchange)
     by_hash = evm.call("eth_getTransactionCount", [sent.sender, sent.block_hash])
-    if quantity_of(by_hash) is not None:  # a refused hash form is RPC-ETH-010's, decided by its own test
-        check_same_at_hash(at, quantity_of(by_hash), rule_id="RPC-ETH-022",  # type: ignore[arg-type]
+    if (hashed := quantity_of(by_hash)) is not None:  # a refused hash form is RPC-ETH-010's, decided by its own test
+        check_same_at_hash(at, hashed, rule_id="RPC-ETH-022",
                            method="eth_getTransactionCount", block=sent.block, exchange=by_hash)
 
 
@@ -85,9 +86,9 @@ def test_balance_at_a_past_block_is_the_balance_then(evm: JsonRpcClient, sent: S
     is the same by the block's hash as by its number."""
     at, exchange = state(evm, "eth_getBalance", sent, hex(sent.block))
     by_hash = evm.call("eth_getBalance", [sent.sender, sent.block_hash])
-    if quantity_of(by_hash) is not None:  # a refused hash form is RPC-ETH-009's, decided by its own test
+    if (hashed := quantity_of(by_hash)) is not None:  # a refused hash form is RPC-ETH-009's, decided by its own test
         with independently():
-            check_same_at_hash(at, quantity_of(by_hash), rule_id="RPC-ETH-023",  # type: ignore[arg-type]
+            check_same_at_hash(at, hashed, rule_id="RPC-ETH-023",
                                method="eth_getBalance", block=sent.block, exchange=by_hash)
     if not sent.paid_fee:
         pytest.skip(f"the transaction of block {sent.block} cost its sender no fee (gas price 0, or it is the "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -44,7 +45,8 @@ def test_evm_chain_answers_json_rpc(evm: JsonRpcClient) -> None:
 
 @pytest.mark.rule("RPC-EVM-008", "RPC-EVM-009", "RPC-EVM-010", "RPC-EVM-011", "RPC-EVM-012", "RPC-EVM-013")
 def test_chain_config_members(chain_config: tuple[dict[str, Any], Exchange]) -> None:
-    """eth_getChainConfig gives chainId, feeConfig, allowFeeRecipients, the fork blocks, eip150Hash, subnetEVMTimestamp."""
+    """eth_getChainConfig gives chainId, feeConfig, allowFeeRecipients, the fork blocks, eip150Hash and
+    subnetEVMTimestamp."""
     config, exchange = chain_config
     what = "eth_getChainConfig result"
     # Each member is its own rule: one in the wrong form leaves the others to be decided.
@@ -88,8 +90,9 @@ def test_precompile_upgrades(chain_config: tuple[dict[str, Any], Exchange]) -> N
     config, exchange = chain_config
     check_member("RPC-EVM-016", config, "upgrades", {"type": "object"}, api="evm", what="eth_getChainConfig result",
                  exchange=exchange)
-    check_member("RPC-EVM-017", config["upgrades"], "precompileUpgrades", {"type": "array", "items": {"type": "object"}},
-                 api="evm", what="upgrades", exchange=exchange, optional="precompileUpgrades" in OPTIONAL["Upgrades"])
+    check_member("RPC-EVM-017", config["upgrades"], "precompileUpgrades",
+                 {"type": "array", "items": {"type": "object"}}, api="evm", what="upgrades", exchange=exchange,
+                 optional="precompileUpgrades" in OPTIONAL["Upgrades"])
     for position, entry in enumerate(config["upgrades"].get("precompileUpgrades", [])):
         check(len(entry) == 1, "RPC-EVM-018", f"precompileUpgrades[{position}] does not have exactly one key",
               expected="one key naming a precompile config", received=sorted(entry), exchange=exchange)
@@ -123,7 +126,7 @@ def test_chain_config_is_the_config_of_this_chain(evm: JsonRpcClient,
 
 @pytest.mark.rule("RPC-EVM-030")
 @pytest.mark.parametrize("method", ["eth_chainId", "eth_blockNumber"])
-def test_standard_methods_are_recorded(evm: JsonRpcClient, method: str, observe) -> None:  # type: ignore[no-untyped-def]
+def test_standard_methods_are_recorded(evm: JsonRpcClient, method: str, observe: Callable[[str, Any], None]) -> None:
     """Standard Ethereum methods answer; their results are recorded, not decided."""
     exchange = evm.call(method, [])
     body = exchange.json() if exchange.is_json() else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -56,7 +57,7 @@ def test_fee_config_at_block_number(evm: JsonRpcClient, block: str) -> None:
 
 
 @pytest.mark.rule("RPC-EVM-006")
-def test_fee_config_at_block_hash(evm: JsonRpcClient, sample) -> None:  # type: ignore[no-untyped-def]
+def test_fee_config_at_block_hash(evm: JsonRpcClient, sample: Callable[[str], str]) -> None:
     """eth_feeConfig answers with the hash of an existing block (the genesis block's)."""
     fee_config(evm, [genesis_hash(evm) or sample("evm_block_hash")], "RPC-EVM-006")
 

@@ -9,6 +9,7 @@ import pytest
 from conformance.checks.envelope import result_of
 from conformance.checks.index import IndexAt, check_container, range_items
 from conformance.clients.http import Exchange
+from conformance.profiles import Profile
 from conformance.suite.rpc.conftest import Known
 
 SHAPE_RULES = ("RPC-IDX-009", "RPC-IDX-010", "RPC-IDX-012", "RPC-IDX-013", "RPC-IDX-014")
@@ -36,8 +37,8 @@ def containers_from(method: str, index_at: IndexAt, known: Known, sample: int) -
 @pytest.mark.rule(*SHAPE_RULES, "RPC-IDX-011")
 @pytest.mark.parametrize("method", ["index.getLastAccepted", "index.getContainerByIndex", "index.getContainerByID",
                                     "index.getContainerRange"])
-def test_containers_have_the_documented_shape(index_at: IndexAt, known: Known, method: str, profile,
-                                              observe: Callable[[str, Any], None]) -> None:  # type: ignore[no-untyped-def]
+def test_containers_have_the_documented_shape(index_at: IndexAt, known: Known, method: str, profile: Profile,
+                                              observe: Callable[[str, Any], None]) -> None:
     """Each container carries id, hex bytes, an RFC 3339 timestamp, encoding "hex" and a decimal index."""
     containers, exchange = containers_from(method, index_at, known, profile.sample)
     for container in containers:

@@ -25,12 +25,14 @@ RECORDED = [method for method in METHODS if method in load_catalogue()["RPC-IDX-
 
 def params_for(method: str, known: Known) -> dict[str, Any]:
     """Params of `method` that are valid apart from the encoding."""
-    return {"index.getContainerByID": {"id": known.container.get("id")},
-            "index.getContainerByIndex": {"index": known.last},
-            "index.getContainerRange": {"startIndex": known.last, "numToFetch": 1},
-            "index.getIndex": {"id": known.container.get("id")},
-            "index.getLastAccepted": {},
-            "index.isAccepted": {"id": known.container.get("id")}}[method]
+    params: dict[str, dict[str, Any]] = {
+        "index.getContainerByID": {"id": known.container.get("id")},
+        "index.getContainerByIndex": {"index": known.last},
+        "index.getContainerRange": {"startIndex": known.last, "numToFetch": 1},
+        "index.getIndex": {"id": known.container.get("id")},
+        "index.getLastAccepted": {},
+        "index.isAccepted": {"id": known.container.get("id")}}
+    return params[method]
 
 
 @pytest.mark.rule("RPC-IDX-015")

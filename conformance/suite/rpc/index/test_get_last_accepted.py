@@ -22,7 +22,7 @@ def last_or_skip(index_at: IndexAt, rule_id: str) -> tuple[int, dict]:
     last = position(container)
     check(last is not None, rule_id, "index.getLastAccepted returns no container index",
           expected="a Container", received=container, exchange=exchange)
-    return last, container  # type: ignore[return-value]
+    return last, container  # type: ignore[return-value]  # check() failed the rule unless last is an int
 
 
 @pytest.mark.rule("RPC-IDX-027")

@@ -1,12 +1,15 @@
 """Every documented index path answers, and the legacy X/vtx index stays readable and frozen."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from conformance.checks import check
 from conformance.checks.envelope import is_error, is_response_object, result_of
 from conformance.checks.index import (REREADS, IndexAt, accepted, first_id, holds, index_paths, legacy_paths,
                                       replacements)
+from conformance.clients.jsonrpc import JsonRpcClient
 
 #: Path -> the rule that it answers JSON-RPC; the legacy path has its own rule (still readable).
 PATH_RULES = dict(zip(index_paths(), ["RPC-IDX-030", "RPC-IDX-031", "RPC-IDX-032", "RPC-IDX-033", "RPC-IDX-034"]))
@@ -14,7 +17,8 @@ PATH_RULES = dict(zip(index_paths(), ["RPC-IDX-030", "RPC-IDX-031", "RPC-IDX-032
 
 @pytest.mark.parametrize("path", [pytest.param(path, marks=pytest.mark.rule(rule), id=path.removeprefix("/ext/"))
                                   for path, rule in PATH_RULES.items()])
-def test_index_path_answers_json_rpc(path: str, rpc_at, index_served: set[str]) -> None:  # type: ignore[no-untyped-def]
+def test_index_path_answers_json_rpc(path: str, rpc_at: Callable[[str], JsonRpcClient],
+                                     index_served: set[str]) -> None:
     """Each documented Index API path answers JSON-RPC calls while the Index API is enabled."""
     if not index_served:
         pytest.skip("the Index API is not enabled on this node (no index path answers JSON-RPC)")
@@ -26,7 +30,7 @@ def test_index_path_answers_json_rpc(path: str, rpc_at, index_served: set[str]) 
 
 
 @pytest.fixture
-def legacy(rpc_at, index_served: set[str]) -> IndexAt:  # type: ignore[no-untyped-def]
+def legacy(rpc_at: Callable[[str], JsonRpcClient], index_served: set[str]) -> IndexAt:
     path = legacy_paths()[0]
     if path not in index_served:
         pytest.skip(f"{path} does not answer (the Index API is not enabled, or RPC-IDX-034 fails)")
@@ -43,7 +47,7 @@ def test_legacy_index_is_readable(legacy: IndexAt) -> None:
 
 
 @pytest.fixture
-def replacement(rpc_at) -> IndexAt:  # type: ignore[no-untyped-def]
+def replacement(rpc_at: Callable[[str], JsonRpcClient]) -> IndexAt:
     path = next(server["x-replaced-by"] for server in _servers() if server.get("x-frozen"))
     return IndexAt(path, rpc_at(path))
 
@@ -65,7 +69,7 @@ def test_legacy_index_holds_no_container_of_its_replacement(legacy: IndexAt, rep
 
 
 @pytest.mark.rule("RPC-IDX-043")
-def test_each_path_serves_its_own_containers(rpc_at, index_served: set[str]) -> None:  # type: ignore[no-untyped-def]
+def test_each_path_serves_its_own_containers(rpc_at: Callable[[str], JsonRpcClient], index_served: set[str]) -> None:
     """No two index paths give the same first container: each path looks up the containers of its own index."""
     firsts: dict[str, str] = {}
     for path in (p for p in index_paths() if p in index_served):
