@@ -1,3 +1,3 @@
-from conformance.cli import main
+from conformance.entry import main
 
 raise SystemExit(main())

@@ -61,3 +61,20 @@ def test_a_stopped_run_writes_every_report_and_leaves_no_process(sig: signal.Sig
     assert interrupted and decided, "some rules were decided before the signal, others not reached"
     time.sleep(0.5)
     assert not _group_alive(process.pid), "a process of the run outlived it"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_run_stopped_while_it_starts_still_reports_and_exits_4(sig: signal.Signals, tmp_path: Path) -> None:
+    """A signal during the command's imports or the reference's start is kept until the run can write its reports."""
+    process = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--profile", "quick",
+                                "--report-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    time.sleep(0.3)
+    process.send_signal(sig)
+    output, _ = process.communicate(timeout=60)
+    text = output.decode(errors="replace")
+    assert process.returncode == EXIT_INCOMPLETE, text[-3000:]
+    assert "Traceback" not in text
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["verdict"] == "incomplete"
+    assert not _group_alive(process.pid)
