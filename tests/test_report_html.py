@@ -145,7 +145,7 @@ def make_report() -> dict[str, Any]:
             rule("RPC-IDX-016", "observed", level="observe",
                  observations=[{"test": "rpc/test_x.py::test_seen", "seen": {"status": 200, "answer": ["error"]}}]),
             rule("RPC-IDX-036", "untested", untestable="needs the node to be restarted"),
-            rule("DATA-PAG-001", "untested", api=("data",)),
+            rule("DATA-PAG-001", "not selected", api=("data",)),
         ],
         "tests": [],
         "operations": [{"api": "index", "operation": "index.getContainerRange", "requests": 3, "median_ms": 1.5,
@@ -192,6 +192,26 @@ def test_rules_are_grouped_under_a_tested_api_and_the_rest_is_folded() -> None:
     folded = matrix.one("details")
     assert folded.one("table", data_api="data").select("tr", data_rule="DATA-PAG-001")
     assert "needs the node to be restarted" in index.one("tr", data_rule="RPC-IDX-036").text()
+
+
+def test_rules_of_apis_not_selected_are_filtered_by_a_class_name_without_a_space() -> None:
+    page = parse(report_html.render(make_report()))
+    box = page.one("input", value="not-selected")
+    assert "(1)" in page.one(id="status-filter").text() and box.attrs["name"] == "status"
+    assert '#matrix.hide-not-selected tr[data-status="not selected"]' in page.one("style").text()
+    assert page.one("tr", data_rule="DATA-PAG-001").one("span", class_="s-not-selected")
+
+
+def test_a_failing_page_starts_with_its_failures_and_every_rule_has_its_id_as_anchor() -> None:
+    report = make_report()
+    report["rules"][1]["quote"] = "numToFetch must be at most 1024."
+    page_text = report_html.render(report)
+    assert page_text.index('id="failures"') < page_text.index('id="scores"') < page_text.index('id="matrix"')
+    page = parse(page_text)
+    assert [a.attrs["href"] for a in page.one("nav").select("a")][:2] == ["#failures", "#scores"]
+    assert page.one("article", id="RPC-IDX-004").one("blockquote").text() == "numToFetch must be at most 1024."
+    for entry in report["rules"]:
+        assert len(page.select(id=entry["id"])) == 1, entry["id"]
 
 
 def test_scores_show_passed_over_tested_percent_and_coverage() -> None:

@@ -27,6 +27,8 @@ MUST_FAULT, MUST_RULE = "ContainerBytesBase64", "RPC-IDX-010"          # a must-
 STANDARD_FAULT, STANDARD_RULE = "ErrorCodeAsString", "RPC-ENV-006"     # a standard-level rule (JSON-RPC 2.0)
 SELECTION = ["--pyargs", "conformance.suite", "--api", "index", "--rule", MUST_RULE, "--rule", STANDARD_RULE]
 TODAY = dt.date.today()
+#: A run of the suite: its report folder, its exit code and its report.json.
+Run = tuple[Path, int, dict[str, Any]]
 
 
 def run_to(report_dir: Path, faults: tuple[str, ...] = (), *extra: str) -> tuple[int, dict[str, Any]]:
@@ -45,26 +47,26 @@ def write_expectations(path: Path, *entries: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, dict[str, Any]]:
+def clean(tmp_path_factory: pytest.TempPathFactory) -> Run:
     where = tmp_path_factory.mktemp("clean")
     return (where, *run_to(where))
 
 
 @pytest.fixture(scope="module")
-def faulty(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, dict[str, Any]]:
+def faulty(tmp_path_factory: pytest.TempPathFactory) -> Run:
     where = tmp_path_factory.mktemp("faulty")
     return (where, *run_to(where, (MUST_FAULT, STANDARD_FAULT)))
 
 
 # report.json ---------------------------------------------------------------------------------------------
 
-def test_both_reports_follow_the_documented_schema(clean, faulty) -> None:  # type: ignore[no-untyped-def]
+def test_both_reports_follow_the_documented_schema(clean: Run, faulty: Run) -> None:
     validator = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
     for _, _, report in (clean, faulty):
         assert [error.message for error in validator.iter_errors(report)] == []
 
 
-def test_a_clean_run_reports_its_rules_passed_and_a_full_score(clean) -> None:  # type: ignore[no-untyped-def]
+def test_a_clean_run_reports_its_rules_passed_and_a_full_score(clean: Run) -> None:
     _, code, report = clean
     assert code == 0 and report["summary"]["exit_code"] == 0 and report["summary"]["verdict"] == "conformant"
     assert rule_of(report, MUST_RULE)["status"] == "pass"
@@ -77,13 +79,15 @@ def test_a_clean_run_reports_its_rules_passed_and_a_full_score(clean) -> None:  
     assert any(op["api"] == "index" and op["requests"] > 0 for op in report["operations"])
 
 
-def test_a_rule_no_test_ran_is_untested(clean) -> None:  # type: ignore[no-untyped-def]
+def test_a_rule_no_test_ran_is_untested(clean: Run) -> None:
     _, _, report = clean
-    assert rule_of(report, "DATA-PAG-008")["status"] == "untested"
+    assert rule_of(report, "RPC-IDX-001")["status"] == "untested", "a rule of a selected API no test carried"
+    assert rule_of(report, "DATA-PAG-008")["status"] == "not selected", "a rule of an API the run did not select"
     assert "data" not in report["apis"], "only the APIs of the run are scored"
+    assert "not selected" not in report["apis"]["index"]["statuses"]
 
 
-def test_a_failure_carries_expectation_observation_and_a_curl_reproducer(faulty) -> None:  # type: ignore[no-untyped-def]
+def test_a_failure_carries_expectation_observation_and_a_curl_reproducer(faulty: Run) -> None:
     _, code, report = faulty
     assert code == 1 and report["summary"]["verdict"] == "violations" and report["summary"]["failed"] > 0
     for rule_id in (MUST_RULE, STANDARD_RULE):
@@ -95,7 +99,7 @@ def test_a_failure_carries_expectation_observation_and_a_curl_reproducer(faulty)
     assert report["apis"]["index"]["score"]["ratio"] < 1.0
 
 
-def test_junit_carries_rule_ids_as_properties(faulty) -> None:  # type: ignore[no-untyped-def]
+def test_junit_carries_rule_ids_as_properties(faulty: Run) -> None:
     where, _, _ = faulty
     # run_suite writes no JUnit of its own; the CLI does, through pytest's --junitxml.
     tree = ET.parse(_cli_run(where / "cli", "--rule", MUST_RULE)[1] / "junit.xml")
@@ -103,7 +107,7 @@ def test_junit_carries_rule_ids_as_properties(faulty) -> None:  # type: ignore[n
     assert ("rule", MUST_RULE) in properties
 
 
-def test_summary_markdown_names_the_verdict_and_the_failing_rules(faulty) -> None:  # type: ignore[no-untyped-def]
+def test_summary_markdown_names_the_verdict_and_the_failing_rules(faulty: Run) -> None:
     where, _, _ = faulty
     text = (where / "summary.md").read_text()
     assert "❌ violations" in text and MUST_RULE in text and STANDARD_RULE in text and "curl " in text
@@ -165,7 +169,7 @@ def test_an_expired_expectation_fails_the_run(tmp_path: Path) -> None:
     assert "expected" not in rule_of(report, MUST_RULE), "an expired entry excuses nothing"
 
 
-def test_expectations_from_a_report_excuse_exactly_its_failures(faulty, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_expectations_from_a_report_excuse_exactly_its_failures(faulty: Run, tmp_path: Path) -> None:
     where, _, _ = faulty
     out = tmp_path / "known.yaml"
     assert cli.main(["expectations", "--from", str(where / "report.json"), "--output", str(out)]) == 0
@@ -193,7 +197,8 @@ def test_a_malformed_expectations_file_is_a_usage_error(tmp_path: Path, content:
 
 # conformance diff ----------------------------------------------------------------------------------------
 
-def test_diff_reports_a_fault_as_a_regression_and_its_fix_as_progress(clean, faulty, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_diff_reports_a_fault_as_a_regression_and_its_fix_as_progress(clean: Run, faulty: Run,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     old, new = str(clean[0] / "report.json"), str(faulty[0] / "report.json")
     assert cli.main(["diff", old, new]) == 1
     text = capsys.readouterr().out
@@ -205,7 +210,7 @@ def test_diff_reports_a_fault_as_a_regression_and_its_fix_as_progress(clean, fau
     assert "no regression" in capsys.readouterr().out
 
 
-def test_diff_reports_changed_observations_and_slower_operations(clean) -> None:  # type: ignore[no-untyped-def]
+def test_diff_reports_changed_observations_and_slower_operations(clean: Run) -> None:
     old = json.loads((clean[0] / "report.json").read_text())
     new = json.loads(json.dumps(old))
     observe_rule = {"id": "RPC-ENV-099", "level": "observe", "title": "t", "status": "observed"}
@@ -220,7 +225,7 @@ def test_diff_reports_changed_observations_and_slower_operations(clean) -> None:
 
 @pytest.mark.parametrize("content", [None, "not json", '{"schema": "something-else"}'])
 def test_diff_of_something_that_is_not_a_report_is_a_usage_error(tmp_path: Path, content: str | None,
-                                                                  capsys) -> None:  # type: ignore[no-untyped-def]
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "report.json"
     if content is not None:
         path.write_text(content)

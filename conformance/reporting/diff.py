@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConfigError
-from conformance.reporting.build import SCHEMA, first_problem
+from conformance.reporting.build import NOT_SELECTED, SCHEMA, first_problem
+from conformance.reporting.contract import contract_changes
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -46,16 +47,19 @@ class ReportDiff:
     no_longer_tested: list[Change] = field(default_factory=list)
     observations: list[Change] = field(default_factory=list)
     slower: list[dict[str, Any]] = field(default_factory=list)
+    #: How the contracts the two reports were judged against differ (empty: the same). Said first, never a
+    #: regression by itself: a rule's verdicts may have moved because the rule did.
+    contract: dict[str, Any] = field(default_factory=dict)
 
     @property
     def regressed(self) -> bool:
         return bool(self.newly_failing or self.newly_erroring or self.slower)
 
     def to_json(self) -> dict[str, Any]:
-        return {"regressed": self.regressed,
+        return {"regressed": self.regressed, "same_contract": not self.contract, "contract": self.contract,
                 **{name: [c.to_json() for c in getattr(self, name)]
-                   for name in ("newly_failing", "failing_untested_before", "newly_erroring", "newly_passing", "no_longer_tested",
-                                "observations")},
+                   for name in ("newly_failing", "failing_untested_before", "newly_erroring", "newly_passing",
+                                "no_longer_tested", "observations")},
                 "slower": self.slower}
 
 
@@ -83,11 +87,16 @@ def _seen(rule: dict[str, Any]) -> list[str]:
 def compare_reports(old: dict[str, Any], new: dict[str, Any], *, slower_factor: float = 2.0,
                     slower_ms: float = 100.0) -> ReportDiff:
     """Rules compared by ID; an operation is slower when its median grew by `slower_factor` AND `slower_ms`."""
-    result = ReportDiff()
+    result = ReportDiff(contract=contract_changes(old, new))
     before = {rule["id"]: rule for rule in old["rules"]}
     for rule in new["rules"]:
         was = before.get(rule["id"])
-        if was is None:
+        if was is None or NOT_SELECTED in (was["status"], rule["status"]):
+            # A rule one of the runs did not select its API for: nothing to compare, neither a regression nor
+            # a rule "no longer tested".
+            if was is not None and rule["status"] == "fail":
+                result.failing_untested_before.append(Change(rule["id"], rule["level"], rule["title"], was["status"],
+                                                             rule["status"], _first_problem(rule)))
             continue
         change = Change(rule["id"], rule["level"], rule["title"], was["status"], rule["status"])
         if rule["status"] == "fail" and was["status"] != "fail":
@@ -110,7 +119,8 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], *, slower_factor: 
     old_ops = {(op["api"], op["operation"]): op for op in old.get("operations", [])}
     for op in new.get("operations", []):
         was = old_ops.get((op["api"], op["operation"]))
-        if was and op["median_ms"] > was["median_ms"] * slower_factor and op["median_ms"] - was["median_ms"] > slower_ms:
+        if (was and op["median_ms"] > was["median_ms"] * slower_factor
+                and op["median_ms"] - was["median_ms"] > slower_ms):
             result.slower.append({"api": op["api"], "operation": op["operation"],
                                   "old_median_ms": was["median_ms"], "new_median_ms": op["median_ms"]})
     return result
@@ -126,12 +136,14 @@ _SECTIONS = (("newly_failing", "Newly failing rules"),
 def render_text(diff: ReportDiff, old_name: str, new_name: str) -> str:
     lines = [f"conformance diff: {old_name} -> {new_name}: "
              + ("REGRESSED" if diff.regressed else "no regression")]
+    lines += contract_text(diff.contract)
     for name, title in _SECTIONS:
         changes = getattr(diff, name)
         if changes:
             lines.append(f"{title} ({len(changes)}):")
             for c in changes:
-                lines.append(f"  {c.rule} ({c.level}) {c.old} -> {c.new}: {c.title}" + (f" — {c.detail}" if c.detail else ""))
+                lines.append(f"  {c.rule} ({c.level}) {c.old} -> {c.new}: {c.title}"
+                             + (f" — {c.detail}" if c.detail else ""))
     if diff.slower:
         lines.append(f"Slower operations ({len(diff.slower)}):")
         lines += [f"  {s['api']} {s['operation']}: median {s['old_median_ms']:g} ms -> {s['new_median_ms']:g} ms"
@@ -142,6 +154,7 @@ def render_text(diff: ReportDiff, old_name: str, new_name: str) -> str:
 def render_markdown(diff: ReportDiff, old_name: str, new_name: str) -> str:
     verdict = "❌ regressed" if diff.regressed else "✅ no regression"
     lines = [f"## Conformance diff: {verdict}", "", f"`{old_name}` → `{new_name}`", ""]
+    lines += contract_markdown(diff.contract)
     for name, title in _SECTIONS:
         changes = getattr(diff, name)
         if changes:
@@ -150,7 +163,65 @@ def render_markdown(diff: ReportDiff, old_name: str, new_name: str) -> str:
             lines += [f"| {c.rule} | {c.level} | {c.old} | {c.new} | {c.title} |".replace("\n", " ") for c in changes]
             lines.append("")
     if diff.slower:
-        lines += ["### Slower operations", "", "| API | operation | median before | median after |", "|---|---|---|---|"]
+        lines += ["### Slower operations", "",
+                  "| API | operation | median before | median after |", "|---|---|---|---|"]
         lines += [f"| {s['api']} | {s['operation']} | {s['old_median_ms']:g} ms | {s['new_median_ms']:g} ms |"
                   for s in diff.slower]
     return "\n".join(lines) + "\n"
+
+
+def _rule_change_text(change: dict[str, Any]) -> str:
+    if change["change"] != "changed":
+        return f"{change['rule']} {change['change']}: {change['title']}"
+    parts = []
+    for name in change["fields"]:
+        if name == "level":
+            parts.append(f"level {change['level']['old']} -> {change['level']['new']}")
+        elif name == "quote_sha256":
+            parts.append("quote reworded")
+        elif name == "title":
+            parts.append(f"title was {change['old_title']!r}")
+        else:
+            parts.append(f"{name} changed")
+    return f"{change['rule']} {'; '.join(parts)}: {change['title']}"
+
+
+def contract_text(contract: dict[str, Any]) -> list[str]:
+    """The lines that say the two reports were judged against different contracts, and how; none when the same."""
+    if not contract:
+        return []
+    lines = ["The reports were judged against different contracts: verdicts of changed rules are not comparable."]
+    if "unpinned" in contract:
+        lines.append(f"  the {contract['unpinned']} report pins no contract")
+    files = contract.get("files", {})
+    for kind in ("changed", "added", "removed"):
+        if files.get(kind):
+            lines.append(f"  files {kind}: {', '.join(files[kind])}")
+    if "version" in contract:
+        lines.append(f"  suite version {contract['version']['old']} -> {contract['version']['new']}")
+    rules = contract.get("rules", [])
+    if rules:
+        lines.append(f"Rules whose contract changed ({len(rules)}):")
+        lines += [f"  {_rule_change_text(change)}" for change in rules]
+    return lines
+
+
+def contract_markdown(contract: dict[str, Any]) -> list[str]:
+    if not contract:
+        return []
+    lines = ["### ⚠️ Different contracts", "",
+             "The two reports were judged against different contracts: verdicts of changed rules are not comparable.",
+             ""]
+    if "unpinned" in contract:
+        lines.append(f"- the {contract['unpinned']} report pins no contract")
+    files = contract.get("files", {})
+    for kind in ("changed", "added", "removed"):
+        if files.get(kind):
+            lines.append(f"- files {kind}: " + ", ".join(f"`{name}`" for name in files[kind]))
+    if "version" in contract:
+        lines.append(f"- suite version {contract['version']['old']} → {contract['version']['new']}")
+    rules = contract.get("rules", [])
+    if rules:
+        lines += ["", f"#### Rules whose contract changed ({len(rules)})", ""]
+        lines += [f"- {_rule_change_text(change)}".replace("\n", " ") for change in rules]
+    return lines + [""]

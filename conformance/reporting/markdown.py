@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.reporting.build import STATUSES, first_problem
+from conformance.coverage.render import markdown_lines as coverage_lines
+from conformance.reporting.build import API_STATUSES, NOT_SELECTED, first_problem
 
 VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested",
             "incomplete": "⏸️ incomplete"}
@@ -28,6 +29,24 @@ def _identifiers(report: dict[str, Any]) -> list[str]:
             "|---|---|---|", *rows, "", "</details>", ""]
 
 
+def _history(history: dict[str, Any] | None) -> list[str]:
+    """What changed since the previous runs of this target: new and fixed rules, those failing for several runs."""
+    if not history:
+        return []
+    if history.get("previous") is None:
+        return [f"History of `{history['target']}`: the first run kept; every failure is new.", ""]
+    lines = [f"History of `{history['target']}` since the run of {history['previous']['finished']}: "
+             f"{len(history['new'])} new, {len(history['fixed'])} fixed, "
+             f"{len(history['still_failing'])} still failing", ""]
+    for key, title in (("new", "New failures"), ("fixed", "Fixed")):
+        if history[key]:
+            lines += [f"**{title}:** " + ", ".join(f"{e['rule']} ({e['level']})" for e in history[key]), ""]
+    if history["still_failing"]:
+        lines += ["**Still failing:** " + ", ".join(f"{e['rule']} ({e['runs']} runs)"
+                                                    for e in history["still_failing"]), ""]
+    return lines
+
+
 def render(report: dict[str, Any]) -> str:
     summary, suite, target = report["summary"], report["suite"], report["target"]
     where = "the embedded reference target" if target["reference"] else ", ".join(
@@ -45,17 +64,22 @@ def render(report: dict[str, Any]) -> str:
               + (f", {summary['expected_failures']} expected failures" if summary["expected_failures"] else "")
               + f" · {summary['requests']} requests", ""]
     lines += _identifiers(report)
+    lines += coverage_lines(report)
     if report["apis"]:
-        lines += ["| API | score (required rules passed / tested) | " + " | ".join(STATUSES) + " | operations |",
-                  "|---|---|" + "---|" * len(STATUSES) + "---|"]
+        lines += ["| API | score (required rules passed / tested) | " + " | ".join(API_STATUSES) + " | operations |",
+                  "|---|---|" + "---|" * len(API_STATUSES) + "---|"]
         for api, data in report["apis"].items():
             score = data["score"]
             ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "—"
             ops = data["coverage"]["operations"]
             lines.append(f"| {api} | {ratio} ({score['passed']}/{score['tested']}) | "
-                         + " | ".join(str(data["statuses"][s]) for s in STATUSES)
+                         + " | ".join(str(data["statuses"].get(s, 0)) for s in API_STATUSES)
                          + f" | {ops['exercised']}/{ops['total']} |")
         lines.append("")
+    not_selected = sum(rule["status"] == NOT_SELECTED for rule in report["rules"])
+    if not_selected:
+        lines += [f"{not_selected} rules of APIs not selected in this run are left out.", ""]
+    lines += _history(report.get("history"))
     failing = [rule for rule in report["rules"] if rule["status"] in ("fail", "error")]
     if failing:
         lines += [f"### Failing rules ({len(failing)})", ""]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.reporting.build import STATUSES
+from conformance.reporting.build import API_STATUSES, NOT_SELECTED
 from conformance.reporting.outcomes import category
 
 
@@ -92,14 +92,18 @@ def end_table(report: dict[str, Any]) -> list[str]:
             lines.append(f"{'FAILED' if test['outcome'] == 'failed' else 'ERROR'} {test['id']} - {headline[:160]}")
     if lines:
         lines.append("")
-    head = f"{'API':<11}{'score':>18}  " + " ".join(f"{s:>8}" for s in STATUSES)
+    head = f"{'API':<11}{'score':>18}  " + " ".join(f"{s:>8}" for s in API_STATUSES)
     lines += [head, "-" * len(head)]
     for api, data in report["apis"].items():
         score = data["score"]
         ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "-"
         scored = f"{ratio} ({score['passed']}/{score['tested']})"
         lines.append(f"{api:<11}{scored:>18}  "
-                     + " ".join(f"{data['statuses'][s]:>8}" for s in STATUSES))
+                     + " ".join(f"{data['statuses'].get(s, 0):>8}" for s in API_STATUSES))
+    not_selected = sum(rule["status"] == NOT_SELECTED for rule in report["rules"])
+    if not_selected:
+        lines.append(f"{not_selected} rules of APIs not selected in this run")
+    lines += history_lines(report.get("history"))
     summary = report["summary"]
     flaky = f", {summary['flaky']} flaky" if summary.get("flaky") else ""
     lines.append(f"tests: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors, "
@@ -113,3 +117,16 @@ def end_table(report: dict[str, Any]) -> list[str]:
     for entry in expectations["unexpected_passes"]:
         lines.append(f"unexpected pass: {entry['rule']} now passes; remove its expectation ({entry['reason']})")
     return lines
+
+
+def history_lines(history: dict[str, Any] | None) -> list[str]:
+    """One line on what changed since the runs of this target kept in the history file, if it keeps one."""
+    if not history:
+        return []
+    if history.get("previous") is None:
+        return [f"history ({history['target']}): the first run kept; its {len(history['new'])} failing rules are new"]
+    still = history["still_failing"]
+    longest = max((entry["runs"] for entry in still), default=0)
+    return [f"history ({history['target']}): {len(history['new'])} new, {len(history['fixed'])} fixed, "
+            f"{len(still)} still failing" + (f" (the longest for {longest} runs)" if still else "")
+            + (f"; new: {', '.join(entry['rule'] for entry in history['new'][:10])}" if history["new"] else "")]
