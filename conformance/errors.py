@@ -79,6 +79,8 @@ class Violation(AssertionError):
         # The request, to tell its answers apart when the test runs again.
         self.request = (exchange.method, exchange.url, getattr(exchange, "request_body", None)) \
             if exchange is not None else None
+        # The exchange's number in the run: the HAR archive's entry of it, when one is written.
+        self.exchange_id: int | None = getattr(exchange, "number", None) or None
         super().__init__(self.render())
 
     def render(self) -> str:

@@ -10,11 +10,25 @@ import contextlib
 import contextvars
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
+    from conformance.clients.http import Exchange
     from conformance.errors import Violation
+
+#: Exchanges a test keeps per rule as the evidence that decided it: enough to look at, bounded whatever it sends.
+EXCHANGES_PER_RULE = 3
+
+
+def exchange_ref(exchange: Exchange) -> dict[str, Any]:
+    """What a report says of one exchange: its number in the run (the HAR archive's `_id`), method, URL without user
+    or password, and status."""
+    parts = urlsplit(exchange.url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return {"id": exchange.number, "method": exchange.method,
+            "url": urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")), "status": exchange.status}
 
 
 @dataclass
@@ -26,15 +40,43 @@ class Ledger:
     violations: list[Violation] = field(default_factory=list)
     #: Rules whose violation, reported by another test, kept this one from running (a method not served).
     blocked: list[str] = field(default_factory=list)
+    #: Rule ID -> the exchanges its checks judged (the one a check names, else the test's latest), not yet reported.
+    exchanges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: The latest exchange the test completed: what a check that names none judged.
+    latest: dict[str, Any] | None = None
 
-    def hold(self, rule_id: str) -> None:
+    def hold(self, rule_id: str, exchange: Exchange | None = None) -> None:
         self.held[rule_id] += 1
+        self._keep(rule_id, exchange, "held")
 
-    def breach(self, violation: Violation) -> None:
+    def breach(self, violation: Violation, exchange: Exchange | None = None) -> None:
         self.broke[violation.rule.id] += 1
+        self._keep(violation.rule.id, exchange, "broke")
         # Hypothesis replays a failing example; the same deviation seen again is one deviation.
         if not any(_same(violation, seen) for seen in self.violations):
             self.violations.append(violation)
+
+    def saw(self, exchange: Exchange) -> None:
+        self.latest = exchange_ref(exchange)
+
+    def _keep(self, rule_id: str, exchange: Exchange | None, check: str) -> None:
+        ref = exchange_ref(exchange) if exchange is not None else self.latest
+        if ref is None:
+            return
+        kept = self.exchanges.setdefault(rule_id, [])
+        if any(seen["id"] == ref["id"] for seen in kept):
+            return
+        # A broken check's exchange always stays: it is the one that decided a failure.
+        if len(kept) >= EXCHANGES_PER_RULE:
+            if check != "broke" or all(seen["check"] == "broke" for seen in kept):
+                return
+            kept.remove(next(seen for seen in reversed(kept) if seen["check"] == "held"))
+        kept.append({**ref, "check": check})
+
+    def take_exchanges(self) -> dict[str, list[dict[str, Any]]]:
+        """The exchanges kept since the last call, by rule; they are reported once."""
+        taken, self.exchanges = self.exchanges, {}
+        return taken
 
     def counts(self) -> dict[str, list[int]]:
         """Rule ID -> [held, broke], for the rules this test gathered evidence on."""
@@ -62,11 +104,18 @@ def recording(ledger: Ledger) -> Iterator[Ledger]:
         _LEDGER.reset(token)
 
 
-def held(rule_id: str) -> None:
-    """A check of `rule_id` held."""
+def held(rule_id: str, exchange: Exchange | None = None) -> None:
+    """A check of `rule_id` held (on `exchange`, when the check names the one it judged)."""
     ledger = _LEDGER.get()
     if ledger is not None:
-        ledger.hold(rule_id)
+        ledger.hold(rule_id, exchange)
+
+
+def saw(exchange: Exchange) -> None:
+    """The running test completed `exchange` (a listener of the run's HTTP session)."""
+    ledger = _LEDGER.get()
+    if ledger is not None:
+        ledger.saw(exchange)
 
 
 def blocked_by(rule_id: str) -> None:
@@ -76,11 +125,11 @@ def blocked_by(rule_id: str) -> None:
         ledger.blocked.append(rule_id)
 
 
-def broke(violation: Violation) -> None:
-    """A check broke: `violation` is recorded against its rule."""
+def broke(violation: Violation, exchange: Exchange | None = None) -> None:
+    """A check broke: `violation` is recorded against its rule (with `exchange`, the answer it judged)."""
     ledger = _LEDGER.get()
     if ledger is not None:
-        ledger.breach(violation)
+        ledger.breach(violation, exchange)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ def fail(rule_id: str, summary: str, *, expected: str, received: Any, exchange: 
         raise SuiteError(f"{rule_id} is an observe rule: the suite records it and never fails a target on it")
     received_text = received if isinstance(received, str) else _short(received)
     violation = Violation(rule, summary, expected=expected, received=received_text, exchange=exchange)
-    evidence.broke(violation)
+    evidence.broke(violation, exchange)
     raise violation
 
 
@@ -25,7 +25,7 @@ def check(condition: object, rule_id: str, summary: str, *, expected: str, recei
     """Fails `rule_id` with `summary` unless `condition` holds; either way the rule has evidence."""
     if not condition:
         fail(rule_id, summary, expected=expected, received=received, exchange=exchange)
-    evidence.held(rule_id)
+    evidence.held(rule_id, exchange)
 
 
 held = evidence.held

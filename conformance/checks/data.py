@@ -360,7 +360,7 @@ def assert_format(rule_id: str, operation_id: str, body: Any, *, fmt: str, withi
              received="; ".join(f"{p} = {v!r}" for p, v in wrong[:5]), exchange=exchange)
     present = [v for _, v in found if v is not None]
     if present:
-        held(rule_id)
+        held(rule_id, exchange)
     return len(present)
 
 
@@ -416,4 +416,4 @@ def assert_error_rule(rule_id: str, exchange: Exchange) -> None:
             if problem_rule == rule_id:
                 fail(rule_id, problem, expected=expected, received=body, exchange=exchange)
         if rule_id in rest.decided_rules(body, status, api=API, problems=problems):
-            held(rule_id)
+            held(rule_id, exchange)

@@ -78,7 +78,7 @@ def assert_tokens_work(data_walk: DataWalk) -> None:
              expected="a string nextPageToken that returns a JSON page", received=walk.last.text(300),
              exchange=walk.last)
     if len(walk.pages) > 1:   # a token was followed and returned a page
-        held("DATA-PAG-005")
+        held("DATA-PAG-005", walk.last)
 
 
 def assert_last_page_has_no_token(data_walk: DataWalk) -> None:
@@ -96,7 +96,7 @@ def assert_last_page_has_no_token(data_walk: DataWalk) -> None:
                  expected="no nextPageToken on the page that ends the list",
                  received=f"nextPageToken {str(token)[:60]!r}, whose page is empty", exchange=exchange)
     if data_walk.ended:
-        held("DATA-PAG-004")
+        held("DATA-PAG-004", data_walk.walk.last)
 
 
 def assert_no_repeats(data_walk: DataWalk) -> None:
@@ -114,7 +114,7 @@ def assert_no_repeats(data_walk: DataWalk) -> None:
         fail("DATA-PAG-006", f"a {data_walk.operation_id} nextPageToken repeats an earlier one",
              expected="each page once", received="a token already followed", exchange=data_walk.walk.last)
     if len(data_walk.walk.pages) > 1:   # items of more than one page were compared
-        held("DATA-PAG-006")
+        held("DATA-PAG-006", data_walk.walk.last)
 
 
 def _direction(descending: bool) -> str:
@@ -137,7 +137,7 @@ def assert_sorted_within_pages(data_walk: DataWalk, rule_id: str, key: Callable[
                  received=f"item {index - 1} has {keys[index - 1]}, item {index} has {keys[index]}",
                  exchange=exchange)
     if pairs:
-        held(rule_id)
+        held(rule_id, data_walk.walk.last)
     return compared
 
 
@@ -160,7 +160,7 @@ def assert_sorted_across_pages(data_walk: DataWalk, key: Callable[[Any], Any], *
                  received=f"the last item of a page has {keys[0]}, the first of the next page has {keys[1]}",
                  exchange=exchange)
     if compared:
-        held(rule_id)
+        held(rule_id, data_walk.walk.last)
 
 
 def assert_pages_follow(data_walk: DataWalk, one_page: list[Any]) -> None:

@@ -67,7 +67,7 @@ def error_of(exchange: Exchange, rule_id: str, what: str = "the call") -> dict[s
     check(isinstance(body, dict) and isinstance(body.get("error"), dict), rule_id,
           f"{what} is not answered with a JSON-RPC error object", expected="a response object with an error member",
           received=body if body is not None else f"HTTP {exchange.status}: {exchange.text(200)}", exchange=exchange)
-    return body["error"]  # type: ignore[index]
+    return body["error"]  # type: ignore[index]  # check() failed the rule unless body is an object
 
 
 def is_error(exchange: Exchange) -> bool:
@@ -84,7 +84,7 @@ def is_error(exchange: Exchange) -> bool:
 def expect_refusal(exchange: Exchange, rule_id: str, what: str) -> None:
     """Fails `rule_id` unless the call was refused (an error object, or an HTTP error status with no result)."""
     if is_error(exchange):
-        held(rule_id)
+        held(rule_id, exchange)
         return
     received = exchange.json()["result"] if exchange.is_json() and isinstance(exchange.json(), dict) \
         and "result" in exchange.json() else f"HTTP {exchange.status}: {exchange.text(200)}"

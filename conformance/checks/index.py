@@ -98,7 +98,7 @@ def check_container(container: Any, *, exchange: Exchange, what: str, rules: tup
     problems = container_problems(container)
     for rule in rules or tuple(CONTAINER_RULES.values()):
         if rule not in problems:
-            held(rule)
+            held(rule, exchange)
             continue
         with independently():
             fail(rule, f"{what} does not have the documented Container form", expected="the Container shape",

@@ -129,7 +129,7 @@ def assert_error_body(exchange: Exchange, *, api: str) -> dict[str, Any]:
         with independently():   # each member of the body is its own rule: one wrong member hides no other
             fail(rule_id, problem, expected=expected, received=body, exchange=exchange)
     for rule_id in decided_rules(body, status, api=api, problems=problems):
-        held(rule_id)
+        held(rule_id, exchange)
     return body
 
 

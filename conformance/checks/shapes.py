@@ -65,4 +65,4 @@ def assert_shape(rule_id: str, instance: Any, schema: dict[str, Any], *, api: st
         fail(rule_id, f"{what} does not have the documented shape", expected=f"{what} matching the spec",
              received="; ".join(errors[:5]) + (f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""),
              exchange=exchange)
-    held(rule_id)
+    held(rule_id, exchange)

@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from urllib.parse import urljoin, urlsplit
 
@@ -51,6 +51,10 @@ class Exchange:
     body_digest: str | None = None
     _null_in_body: bool = True
     secret_headers: frozenset[str] = frozenset()
+    #: The request's number in its session (1, 2, …): how evidence and the HAR archive name this exchange.
+    number: int = 0
+    #: When it was sent (time.time()), for the HAR archive.
+    sent_at: float = 0.0
     _json: Any = field(default=_NOT_PARSED, repr=False)
 
     @property
@@ -351,7 +355,8 @@ class HttpSession:
     def capturing(self) -> Iterator[list[Exchange]]:
         """The exchanges this thread completes inside the block."""
         outer = getattr(self._local, "capture", None)
-        self._local.capture = seen = []
+        seen: list[Exchange] = []
+        self._local.capture = seen
         try:
             yield seen
         finally:
@@ -389,6 +394,7 @@ class HttpSession:
         with self._counting:
             self._check_budget()
             self.requests_sent += 1
+            number = self.requests_sent
         self._local.sent = self.sent_by_this_thread + 1
         body = prepared.body.encode() if isinstance(prepared.body, str) else prepared.body
         exchange = Exchange(
@@ -397,7 +403,7 @@ class HttpSession:
             request_headers={k: (SECRET_PLACEHOLDER if k.lower() in hidden else v)
                              for k, v in prepared.headers.items()
                              if k.lower() not in ("user-agent", "accept-encoding", "connection", "content-length")},
-            request_body=body, secret_headers=hidden)
+            request_body=body, secret_headers=hidden, number=number, sent_at=time.time())
         started = time.perf_counter()
         # requests' read timeout bounds each socket read, so a server that trickles bytes could hold a request
         # for ever; the whole exchange gets `exchange_timeout`: a watchdog while the headers arrive, then the
@@ -407,7 +413,8 @@ class HttpSession:
             with watching(ends) as watch:
                 # The session's adapter directly: the session would only add its cookie jar and hooks.
                 response = self.session.get_adapter(exchange.url).send(
-                    prepared, stream=True, verify=self.session.verify, cert=self.session.cert,
+                    # the session's verify is never None: requests sets it True and this client leaves it
+                    prepared, stream=True, verify=cast("bool | str", self.session.verify), cert=self.session.cert,
                     proxies=self._proxies_for(exchange.url),
                     timeout=(self.limits.connect_timeout, min(self.limits.read_timeout, self.limits.exchange_timeout)))
             if watch.fired:
@@ -475,7 +482,7 @@ class HttpSession:
         raw = response.raw
         # read1 returns what has arrived (read waits for a whole chunk), so the deadline is checked often.
         read = getattr(raw, "read1", None) or raw.read
-        buffer, size = io.BytesIO(), 0
+        buffer = io.BytesIO()
         try:
             return self._read_into(buffer, raw, read, what, ends, cap)
         finally:

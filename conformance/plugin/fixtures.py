@@ -62,10 +62,14 @@ def http(target: conf.Target, pytestconfig: pytest.Config) -> Iterator[HttpSessi
     session = HttpSession(limits, secret_headers=secrets)
     run = state.run_state(pytestconfig)
     session.listeners.append(run.operations.record)
+    run.coverage.has_key = bool(target.api_key)
+    session.listeners.append(run.coverage.record)
+    run.listen(session)
     run.http = session
     run.stopping.on_stop(session.stop)
     yield session
     run.requests += session.requests_sent
+    run.close_har()
     session.close()
 
 

@@ -7,14 +7,19 @@ from typing import Any
 
 import pytest
 
+from conformance import __version__, evidence
 from conformance import config as conf
 from conformance.clients.http import TRIMMED, HttpSession, redacted
+from conformance.coverage.recorder import CoverageRecorder
 from conformance.engine.interrupts import Stopping
 from conformance.engine.memory import MemoryBound, peak_bytes
 from conformance.discovery.session import discovery_run
 from conformance.errors import ConfigError
+from conformance.history.session import RunHistory
 from conformance.reporting import build as report_build
+from conformance.reporting import contract
 from conformance.reporting import expectations as expect
+from conformance.reporting.har import HarWriter
 from conformance.reporting.operations import OperationTimes
 from conformance.reporting.outcomes import RULES_KEY, OutcomeRecorder
 from conformance.reporting.terminal import end_table
@@ -35,11 +40,31 @@ class RunState:
         self.target: conf.Target | None = None
         self.outcomes = OutcomeRecorder()
         self.operations = OperationTimes()
+        self.coverage = CoverageRecorder()   # fed by the run's HttpSession, like `operations`
         self.started = dt.datetime.now(dt.UTC)
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.write_error: str | None = None
         self._expectations: list[expect.Expectation] | None = None
+        self.har: HarWriter | None = None   # --har: every exchange of the run, streamed to its file
+
+    def listen(self, session: HttpSession) -> None:
+        """Follows every exchange of the run's session: the running test's evidence names the exchanges its checks
+        judged, and with --har each one is written to the archive as it completes."""
+        session.listeners.append(evidence.saw)
+        target = resolved_target(self.config)
+        if target.har and self.har is None:
+            try:
+                self.har = HarWriter(target.har, secrets=secrets(self.config), creator_version=__version__)
+            except OSError as exc:
+                raise ConfigError(f"--har: cannot write {target.har} ({exc.strerror or exc})") from None
+        if self.har is not None:
+            session.listeners.append(self.har)
+
+    def close_har(self) -> None:
+        """Ends the HAR archive, whatever ended the run: it stays a valid archive of what was sent."""
+        if self.har is not None:
+            self.har.close(f"interrupted: {self.stopping.reason}" if self.stopping.reason else None)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -53,6 +78,7 @@ class RunState:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.stopping.uninstall()
+        self.close_har()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not any(key == RULES_KEY for key, _ in report.user_properties):
@@ -68,11 +94,14 @@ class RunState:
             terminalreporter.write_line(f"conformance: {self.requests} requests sent to the target")
         if self.written:
             terminalreporter.write_line(f"conformance: reports written: {', '.join(p.name for p in self.written)}")
+        if self.report is not None and self.report["summary"].get("coverage_gate"):
+            terminalreporter.write_line(f"conformance: {self.report['summary']['coverage_gate']}", red=True)
         if self.write_error:
             terminalreporter.write_line(f"conformance: error: {self.write_error}", red=True)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.close_har()
         if not (self.active or self.outcomes.tests):
             return
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
@@ -108,6 +137,11 @@ class RunState:
         tests = list(self.outcomes.tests.values())
         verdicts = expect.apply(entries, tests, dt.date.today())
         embedded = bool(config.getoption("reference_target", False) or target.reference)
+        history = RunHistory.of(target, embedded)
+        try:
+            old_failures = history.old_failures() if history else frozenset()
+        except ConfigError as exc:
+            self.write_error, history, old_failures = f"history: {exc}", None, frozenset()
         facts = report_build.RunFacts(
             apis=target.apis, profile=target.profile,
             urls={"node": target.node_url, "evm_rpc": target.evm_rpc_url, "data": target.data_url,
@@ -118,11 +152,20 @@ class RunState:
             started=self.started, finished=dt.datetime.now(dt.UTC),
             requests=self.requests, gate=target.gate, expectations_file=target.expectations,
             discovery=discovery_run(config).section(target), interrupted=self.stopping.reason,
-            not_reached=self._not_reached(), flaky_fails=target.flaky == "fail",
+            not_reached=self._not_reached(), flaky_fails=target.flaky == "fail", old_failures=old_failures,
             memory={"max_mb": target.max_memory, "peak_mb": round(peak_bytes() / 2**20),
-                    "trimmed_bodies": TRIMMED.count, "evicted": self.memory.evicted})
+                    "trimmed_bodies": TRIMMED.count, "evicted": self.memory.evicted},
+            contract=contract.pinned_contract(), options=contract.run_options(target),
+            har={"file": str(self.har.path), "entries": self.har.entries} if self.har is not None else None,
+            coverage=self.coverage.report(target.apis), min_coverage=target.min_coverage)
         # Server headers and every other text a target sent may echo its key back.
-        return redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), secrets(config))
+        report = redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), secrets(config))
+        if history is not None:
+            try:
+                history.keep(report)
+            except ConfigError as exc:
+                self.write_error = f"history: {exc}"
+        return report
 
     def _not_reached(self) -> frozenset[str]:
         """Rules carried only by tests the run did not decide (it stopped first)."""

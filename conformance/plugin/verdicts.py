@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
+import pluggy
 import pytest
 
 from conformance import evidence
@@ -16,8 +17,8 @@ from conformance.engine import pytest_internals
 from conformance.plugin import recheck, state
 from conformance.plugin.collection import rule_ids
 from conformance.reporting import outcomes
-from conformance.reporting.outcomes import (BLOCKED_KEY, EVIDENCE_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY,
-                                            VIOLATIONS_KEY)
+from conformance.reporting.outcomes import (BLOCKED_KEY, EVIDENCE_KEY, EXCHANGES_KEY, OUTCOME_KEY, RULES_KEY,
+                                            VIOLATION_KEY, VIOLATIONS_KEY)
 
 
 _LEDGER = pytest.StashKey[evidence.Ledger]()
@@ -88,7 +89,8 @@ def _all_of(ledger: evidence.Ledger) -> Violation:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+        item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
     report = outcome.get_result()
     _classify(item, call, report)
@@ -131,6 +133,9 @@ def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
     item.stash[_REPORTED] = counts
     if delta:
         report.user_properties.append((EVIDENCE_KEY, json.dumps(delta)))
+    exchanges = item.stash[_LEDGER].take_exchanges()
+    if exchanges:
+        report.user_properties.append((EXCHANGES_KEY, json.dumps(exchanges)))
     if report.skipped and item.stash[_LEDGER].blocked:
         report.user_properties.append((BLOCKED_KEY, json.dumps(item.stash[_LEDGER].blocked)))
 
@@ -158,7 +163,8 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
 
 def _violation_json(violation: Violation) -> dict[str, Any]:
     return {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
-            "received": violation.received, "reproducer": violation.reproducer, "response": violation.response}
+            "received": violation.received, "reproducer": violation.reproducer, "response": violation.response,
+            "exchange": getattr(violation, "exchange_id", None)}
 
 
 def _defect_line(excinfo: pytest.ExceptionInfo[BaseException]) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import platform
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -9,6 +10,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from conformance import __version__
+from conformance.coverage.gate import gate_line
 from conformance.errors import EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
 from conformance.reporting.operations import OperationTimes, all_operations
 from conformance.reporting.outcomes import TestOutcome
@@ -18,7 +20,11 @@ if TYPE_CHECKING:
     from conformance.reporting.expectations import Verdicts
 
 SCHEMA = "conformance-report/1"
-STATUSES = ("pass", "fail", "flaky", "error", "skip", "untested", "observed")
+#: "not selected": a rule of none of the APIs the run selected; never counted as untested, nor in any API's score.
+NOT_SELECTED = "not selected"
+STATUSES = ("pass", "fail", "flaky", "error", "skip", "untested", "observed", NOT_SELECTED)
+#: The statuses a rule of a selected API can have.
+API_STATUSES = tuple(status for status in STATUSES if status != NOT_SELECTED)
 #: Levels whose failures fail the run, per --gate value: the gate names the lowest level that still counts.
 GATES = {"must": ("must",), "standard": ("must", "standard")}
 
@@ -54,8 +60,15 @@ class RunFacts:
     interrupted: str | None = None   # why the run stopped before its last test (a signal, the budget, …)
     not_reached: frozenset[str] = frozenset()   # rules carried only by tests the run did not reach
     flaky_fails: bool = False    # --flaky fail: a deviation that did not show again fails the gate
+    #: --fail-on new: rules the history found failing before this run; their failures do not fail the gate again
+    old_failures: frozenset[str] = frozenset()
     memory: dict[str, Any] | None = None   # the bound, the peak, and what was trimmed or let go of to keep it
     discovery: dict[str, Any] | None = None   # identifiers used, with sources, and the crawl that found them
+    contract: dict[str, str | None] | None = None   # file name -> sha256 of each spec, catalogue file and document
+    options: dict[str, Any] | None = None   # every setting as resolved, the API key redacted
+    har: dict[str, Any] | None = None   # the HAR archive written: its file and how many exchanges it holds
+    coverage: dict[str, Any] | None = None   # per tested API, the contract's items the run showed (coverage/)
+    min_coverage: float | None = None   # --min-coverage: a dimension below it fails the gate
 
 
 def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
@@ -80,10 +93,10 @@ def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
 
 
 def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verdicts, gate: str,
-              flaky_fails: bool = False) -> int:
+              flaky_fails: bool = False, old_failures: frozenset[str] = frozenset()) -> int:
     """1 for a gated, unexcused violation (or, with `flaky_fails`, a flaky one) or an expired expectation; else 3
     for an unexcused error or when no test could run at all (every one skipped: nothing of the target was tested);
-    else 0."""
+    else 0. A rule of `old_failures` (failing before this run, under --fail-on new) fails nothing again."""
     levels = GATES[gate]
     violated = errored = False
     tests = list(tests)
@@ -91,11 +104,11 @@ def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verd
         errored = True
     for test in tests:
         if flaky_fails and any(catalogue[entry["rule"]].level in levels for entry in test.flaky
-                               if entry["rule"] in catalogue):
+                               if entry["rule"] in catalogue and entry["rule"] not in old_failures):
             violated = True
         if test.outcome == "failed":
             for rule in test.broken_rules or test.rules:
-                if (test.id, rule) in verdicts.excused or rule not in catalogue:
+                if (test.id, rule) in verdicts.excused or rule not in catalogue or rule in old_failures:
                     continue
                 violated = violated or catalogue[rule].level in levels
         elif test.outcome == "error" and not verdicts.excuses_test(test):
@@ -111,6 +124,7 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
     failures: dict[str, list[dict[str, Any]]] = {}
     observations: dict[str, list[dict[str, Any]]] = {}
     evidence: dict[str, list[int]] = {}
+    exchanges: dict[str, list[dict[str, Any]]] = {}
     for test in tests:
         for rule_id in test.rules:
             carriers.setdefault(rule_id, []).append(test)
@@ -126,24 +140,31 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
                 evidence[violation["rule"]][1] = 1
         for seen in test.observations:
             observations.setdefault(seen["rule"], []).append({"test": test.id, "seen": seen.get("seen")})
+        for rule_id, refs in test.exchanges.items():
+            exchanges.setdefault(rule_id, []).extend({**ref, "test": test.id} for ref in refs)
 
     rules = []
     for rule in catalogue:
         mine = carriers.get(rule.id, [])
         failed = failures.get(rule.id, [])
         held, broke = evidence.get(rule.id, [0, 0])
-        status = rule_status(rule, mine, held, broke, observations.get(rule.id, []))
+        status = rule_status(rule, mine, held, broke, observations.get(rule.id, [])) \
+            if set(rule.apis) & set(facts.apis) else NOT_SELECTED
         entry: dict[str, Any] = {
             "id": rule.id, "title": rule.title, "api": list(rule.apis), "level": rule.level,
             "source": {"doc": rule.doc, "section": rule.section}, "status": status,
+            "quote_sha256": hashlib.sha256(rule.quote.encode("utf-8")).hexdigest()[:16],
             "evidence": {"held": held, "broke": broke},
             "tests": [test.id for test in mine]}
+        if rule.id in exchanges:
+            entry["evidence"]["exchanges"] = deciding_exchanges(exchanges[rule.id])
         if rule.standard:
             entry["standard"] = rule.standard
         if rule.untestable:
             entry["untestable"] = rule.untestable
         if failed:
             entry["failures"] = failed
+            entry["quote"] = rule.quote   # the sentence broken, for a report read without the documents at hand
         errors = [{"test": test.id, "message": test.message} for test in mine if test.outcome == "error"]
         if errors:
             entry["errors"] = errors
@@ -168,14 +189,14 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
             entry["expected"] = sorted((e.to_json() for e in excuses), key=lambda e: e["expires"])
         rules.append(entry)
 
-    summary = {"tests": len(tests),
-               "passed": sum(t.outcome == "passed" for t in tests),
-               "failed": sum(t.outcome == "failed" for t in tests),
-               "errors": sum(t.outcome == "error" for t in tests),
-               "skipped": sum(t.outcome == "skipped" for t in tests),
-               "flaky": sum(t.outcome == "flaky" for t in tests),
-               "expected_failures": len(verdicts.excused),
-               "requests": facts.requests}
+    summary: dict[str, Any] = {"tests": len(tests),
+                               "passed": sum(t.outcome == "passed" for t in tests),
+                               "failed": sum(t.outcome == "failed" for t in tests),
+                               "errors": sum(t.outcome == "error" for t in tests),
+                               "skipped": sum(t.outcome == "skipped" for t in tests),
+                               "flaky": sum(t.outcome == "flaky" for t in tests),
+                               "expected_failures": len(verdicts.excused),
+                               "requests": facts.requests}
     if facts.aborted:
         code = EXIT_UNTESTABLE
     elif facts.interrupted:
@@ -183,7 +204,12 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
     elif not tests:
         code = EXIT_USAGE   # the selection left nothing to run: nothing was tested
     else:
-        code = exit_code(tests, catalogue, verdicts, facts.gate, facts.flaky_fails)
+        code = exit_code(tests, catalogue, verdicts, facts.gate, facts.flaky_fails, facts.old_failures)
+    coverage_gate = gate_line(facts.coverage or {}, facts.min_coverage)
+    if coverage_gate:
+        summary["coverage_gate"] = coverage_gate
+        if code == EXIT_CONFORMANT:
+            code = EXIT_VIOLATION
     summary["exit_code"] = code
     summary["verdict"] = {EXIT_CONFORMANT: "conformant", EXIT_VIOLATION: "violations",
                           EXIT_INCOMPLETE: "incomplete"}.get(code, "untestable")
@@ -198,7 +224,10 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
                   "duration_s": round((facts.finished - facts.started).total_seconds(), 3),
                   **({"aborted": facts.aborted} if facts.aborted else {}),
                   **({"interrupted": facts.interrupted} if facts.interrupted else {}),
-                  **({"memory": facts.memory} if facts.memory else {})},
+                  **({"memory": facts.memory} if facts.memory else {}),
+                  **({"contract": facts.contract} if facts.contract is not None else {}),
+                  **({"options": facts.options} if facts.options is not None else {}),
+                  **({"har": facts.har} if facts.har else {})},
         "target": {"reference": facts.reference, "apis": list(facts.apis),
                    "urls": {name: redact_url(url) for name, url in facts.urls.items()},
                    "evm_chain": facts.evm_chain,
@@ -211,7 +240,26 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
         "operations": operations.summary(),
         "expectations": verdicts.to_json(),
         **_identifiers(facts.discovery),
+        **({"coverage": facts.coverage} if facts.coverage is not None else {}),
     }
+
+
+#: Exchanges a rule of report.json lists as the ones that decided it: report.json stays small on a long run.
+EXCHANGES_PER_RULE = 3
+
+
+def deciding_exchanges(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first few exchanges that decided a rule, those of broken checks first, each once."""
+    seen: set[Any] = set()
+    out = []
+    for ref in sorted(refs, key=lambda ref: ref.get("check") != "broke"):
+        if ref["id"] in seen:
+            continue
+        seen.add(ref["id"])
+        out.append(ref)
+        if len(out) == EXCHANGES_PER_RULE:
+            break
+    return out
 
 
 def _identifiers(discovery: dict[str, Any] | None) -> dict[str, Any]:
@@ -232,7 +280,7 @@ def first_problem(rule: dict[str, Any]) -> str:
 def _failure(test: TestOutcome, violation: dict[str, Any]) -> dict[str, Any]:
     out = {"test": test.id, "summary": violation.get("summary", ""), "expected": violation.get("expected", ""),
            "received": violation.get("received", ""), "reproducer": violation.get("reproducer"),
-           "response": violation.get("response"), "message": test.message}
+           "response": violation.get("response"), "message": test.message, "exchange": violation.get("exchange")}
     return {key: value for key, value in out.items() if value is not None}
 
 
@@ -248,7 +296,7 @@ def _per_api(rules: list[dict[str, Any]], apis: tuple[str, ...], operations: Ope
         tested = [rule for rule in required if rule["status"] in ("pass", "fail")]
         passed = [rule for rule in tested if rule["status"] == "pass"]
         ran = [rule for rule in mine if rule["status"] not in ("untested", "skip")]
-        counts = {status: sum(rule["status"] == status for rule in mine) for status in STATUSES}
+        counts = {status: sum(rule["status"] == status for rule in mine) for status in API_STATUSES}
         ops = documented.get(api, set())
         out[api] = {
             "score": {"passed": len(passed), "tested": len(tested),

@@ -13,7 +13,9 @@ import json
 from typing import Any
 from collections.abc import Iterable
 
-from conformance.reporting.build import STATUSES
+from conformance.coverage.render import html_section as coverage_section
+from conformance.history.trend import trend_svg
+from conformance.reporting.build import API_STATUSES, NOT_SELECTED, STATUSES
 
 #: Bounds that keep a page of a large run light; report.json keeps everything.
 MAX_TEXT = 4_000                 # characters of one message, expected or received value, or observation
@@ -22,8 +24,14 @@ MAX_FAILURES_PER_RULE = 20
 FAILURES_OPEN = 3                # failures of one rule shown unfolded; the rest wait in a <details>
 MAX_OBSERVATIONS_PER_RULE = 20
 
+def _slug(status: str) -> str:
+    """A status as a class name ("not selected" holds a space)."""
+    return status.replace(" ", "-")
+
+
 # A mark beside each status word, so a status never rests on colour alone.
-MARKS = {"pass": "✓", "fail": "✗", "flaky": "≈", "error": "!", "skip": "–", "untested": "○", "observed": "◉"}
+MARKS = {"pass": "✓", "fail": "✗", "flaky": "≈", "error": "!", "skip": "–", "untested": "○", "observed": "◉",
+         NOT_SELECTED: "·"}
 VERDICTS = {"conformant": "✓ Conformant", "violations": "✗ Violations: the target broke at least one rule",
             "untestable": "! Could not be tested", "incomplete": "… Incomplete: the run stopped before it was done"}
 SECTIONS = (("scores", "Scores"), ("matrix", "Rules"), ("failures", "Failures"), ("errors", "Errors"),
@@ -31,7 +39,7 @@ SECTIONS = (("scores", "Scores"), ("matrix", "Rules"), ("failures", "Failures"),
             ("operations", "Operations"))
 
 _COLOURS = {"pass": "#d5f0d8", "fail": "#f9d0cc", "flaky": "#f6ecb8", "error": "#fde2b8", "skip": "#e6e6e6",
-            "untested": "#f3f3f3", "observed": "#d6e6f8"}
+            "untested": "#f3f3f3", "observed": "#d6e6f8", NOT_SELECTED: "#fafafa"}
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;
 max-width:1200px;padding:0 16px 48px;color:#1d1d1f;background:#fff}
@@ -56,10 +64,15 @@ dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .failure dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:4px 0}
 .failure dt{font-weight:600}.failure dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 .error{border-left:4px solid #e08a00;padding:2px 10px;margin:8px 0}
+.exchanges{font-size:12.5px}.exchanges ul{margin:2px 0;padding-left:18px}.exchanges li.broke{color:#c62828}
 fieldset{border:1px solid #ccc;padding:4px 8px;margin:8px 0}fieldset label{margin-right:12px}
 @media print{nav,fieldset{display:none}}
-""" + "".join(f".s-{s}{{background:{c}}}" for s, c in _COLOURS.items()) + "".join(
-    f"#matrix.hide-{s} tr[data-status={s}]{{display:none}}" for s in STATUSES)
+blockquote.quote{margin:4px 0;padding:2px 10px;border-left:3px solid #999;color:#333}
+#history ul{display:inline;margin:0;padding:0}#history li{display:inline;margin-right:14px}
+#history p{margin:4px 0}svg.trend{vertical-align:middle;margin-left:8px}
+@media(min-width:900px){dl.facts{grid-template-columns:max-content 1fr max-content 1fr}}
+""" + "".join(f".s-{_slug(s)}{{background:{c}}}" for s, c in _COLOURS.items()) + "".join(
+    f'#matrix.hide-{_slug(s)} tr[data-status="{s}"]{{display:none}}' for s in STATUSES)
 # The filter is the page's only script; it un-hides its own controls, so without scripts none are shown.
 SCRIPT = ("(function(){var f=document.getElementById('status-filter'),m=document.getElementById('matrix');"
           "if(!f||!m)return;f.hidden=false;f.addEventListener('change',function(e){var t=e.target;"
@@ -95,7 +108,7 @@ def _count(count: int, noun: str) -> str:
 
 def _badge(status: str, expected: bool = False) -> str:
     tail = " (expected)" if expected else ""
-    return f'<span class="badge s-{_e(status)}">{MARKS.get(status, "")} {_e(status)}{tail}</span>'
+    return f'<span class="badge s-{_e(_slug(status))}">{MARKS.get(status, "")} {_e(status)}{tail}</span>'
 
 
 def _pct(ratio: Any) -> str:
@@ -131,6 +144,7 @@ def _header(report: dict[str, Any]) -> str:
              ("Gate", f"{_e(suite.get('gate'))} (failures of {_e(', '.join(suite.get('gated_levels') or []))} "
                       "rules fail the run)"),
              ("Seed", _e(suite.get("seed"))),
+             ("Contract", _contract(suite)),
              ("Date", f"{_e(suite.get('started'))} to {_e(suite.get('finished'))} ({_e(suite.get('duration_s'))} s)"),
              ("Requests", _e(summary.get("requests"))), ("Tests", _e(tests)),
              ("Exit code", _e(summary.get("exit_code")))]
@@ -139,11 +153,26 @@ def _header(report: dict[str, Any]) -> str:
     if suite.get("interrupted"):
         aborted += (f'<p class="verdict v-incomplete">The run stopped early: {_e(suite["interrupted"])}; the rules '
                     'it did not reach are untested</p>')
-    nav = "".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in SECTIONS)
+    nav = "".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in _sections(report))
     return (f'<header id="summary"><h1>API conformance report</h1><nav>{nav}</nav>'
             f'<p id="verdict" class="verdict v-{_e(verdict)}" data-verdict="{_e(verdict)}">'
             f"{_e(VERDICTS.get(verdict, verdict))}</p>{aborted}<dl class=\"facts\">"
             + "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in facts) + "</dl></header>")
+
+
+def _contract(suite: dict[str, Any]) -> str:
+    """How many files the run was judged against are pinned, which documents were not found, and the HAR."""
+    pinned = suite.get("contract")
+    if pinned is None:
+        return "not pinned"
+    missing = [name for name, digest in pinned.items() if digest is None]
+    text = f"{_count(len(pinned) - len(missing), 'file')} pinned by sha256 in report.json"
+    if missing:
+        text += f"; not found: {_e(', '.join(missing))}"
+    har = suite.get("har")
+    if har:
+        text += f"; every exchange in <code>{_e(har.get('file'))}</code> ({_e(har.get('entries'))} entries)"
+    return text
 
 
 def _scores(report: dict[str, Any]) -> str:
@@ -156,9 +185,9 @@ def _scores(report: dict[str, Any]) -> str:
                     f'<td class="n">{_pct(score.get("ratio"))}</td>'
                     f'<td class="n">{_e(ops.get("exercised"))}/{_e(ops.get("total"))}</td>'
                     f'<td class="n">{_e(rules.get("exercised"))}/{_e(rules.get("total"))}</td>'
-                    + "".join(f'<td class="n">{_e(counts.get(s, 0))}</td>' for s in STATUSES) + "</tr>")
+                    + "".join(f'<td class="n">{_e(counts.get(s, 0))}</td>' for s in API_STATUSES) + "</tr>")
     head = ["API", "score: required rules passed/tested", "score %", "operations exercised",
-            "rules exercised"] + [f"{MARKS[s]} {s}" for s in STATUSES]
+            "rules exercised"] + [f"{MARKS[s]} {s}" for s in API_STATUSES]
     body = _table("Per API: the score counts must and standard rules that were tested", head, rows) if rows \
         else "<p>No API was tested.</p>"
     return f'<section id="scores"><h2>Scores</h2>{body}</section>'
@@ -180,7 +209,7 @@ def _matrix(report: dict[str, Any]) -> str:
         home = next((api for api in apis if api in tested), apis[0])
         groups.setdefault(home, []).append(rule)
     counts = {status: sum(rule.get("status") == status for rule in rules) for status in STATUSES}
-    boxes = "".join(f'<label><input type="checkbox" name="status" value="{s}" checked> {MARKS[s]} {s} '
+    boxes = "".join(f'<label><input type="checkbox" name="status" value="{_slug(s)}" checked> {MARKS[s]} {s} '
                     f"({counts[s]})</label>" for s in STATUSES)
     parts = [f'<fieldset id="status-filter" hidden><legend>Show rules whose status is</legend>{boxes}</fieldset>']
     untested_apis = []
@@ -197,7 +226,9 @@ def _matrix(report: dict[str, Any]) -> str:
                 f'<span class="note">blocked by {_e(", ".join(rule["blocked_by"]))}</span>'
                 if rule.get("blocked_by") else "")
             rows.append(f'<tr id="rule-{rid}" data-rule="{rid}" data-status="{_e(status)}" '
-                        f'data-level="{_e(rule.get("level"))}"><th scope="row">{label}</th>'
+                        f'data-level="{_e(rule.get("level"))}"><th scope="row"'
+                        # report.html#RULE-ID: the row, unless the rule failed (then its failure carries the ID)
+                        + ("" if rule.get("failures") else f' id="{rid}"') + f'>{label}</th>'
                         f'<td>{_e(rule.get("level"))}</td><td>{_e(rule.get("title"))}{notes}</td>'
                         f'<td>{_badge(status, bool(rule.get("expected")))}</td><td>{_evidence(rule)}</td>'
                         f'<td>{_source(rule)}</td></tr>')
@@ -209,17 +240,30 @@ def _matrix(report: dict[str, Any]) -> str:
         else:
             untested_apis.append((api, len(mine), table))
     if untested_apis:
-        # Rules of APIs this run did not test are all untested: kept in the page, folded away.
+        # Rules of APIs this run did not select ("not selected"): kept in the page, folded away.
         total = sum(n for _, n, _ in untested_apis)
         names = ", ".join(_e(api) for api, _, _ in untested_apis)
-        parts.append(f"<details><summary>APIs not tested in this run: {names} ({_count(total, 'rule')})</summary>"
+        parts.append(f"<details><summary>APIs not selected in this run: {names} ({_count(total, 'rule')})</summary>"
                      + "".join(table for _, _, table in untested_apis) + "</details>")
     return f'<section id="matrix"><h2>Rules</h2>{"".join(parts)}</section>'
 
 
 def _evidence(rule: dict[str, Any]) -> str:
     counts = rule.get("evidence") or {}
-    return f'{_e(counts.get("held", 0))} / {_e(counts.get("broke", 0))}'
+    return f'{_e(counts.get("held", 0))} / {_e(counts.get("broke", 0))}' + _exchanges(rule)
+
+
+def _exchanges(rule: dict[str, Any]) -> str:
+    """The exchanges that decided a rule, folded: each by its number in the run (the HAR entry's _id)."""
+    refs = (rule.get("evidence") or {}).get("exchanges") or []
+    if not refs:
+        return ""
+    items = "".join(f'<li data-exchange="{_e(ref.get("id"))}"'
+                    + (' class="broke"' if ref.get("check") == "broke" else "") + ">"
+                    f'#{_e(ref.get("id"))} {_e(ref.get("method"))} <code>{_clip(ref.get("url"), 200)}</code> '
+                    f'→ {_e(ref.get("status"))}</li>' for ref in refs)
+    return (f'<details class="exchanges"><summary>{_count(len(refs), "exchange")}</summary>'
+            f"<ul>{items}</ul></details>")
 
 
 def _rule_heading(rule: dict[str, Any], prefix: str) -> str:
@@ -242,6 +286,8 @@ def _failure(failure: dict[str, Any]) -> str:
         rows += [("Expected", _clip(failure.get("expected"))), ("Received", _clip(failure.get("received")))]
     else:
         rows.append(("Message", f"<pre>{_clip(failure.get('message'))}</pre>"))
+    if failure.get("exchange"):
+        rows.append(("Exchange", f'#{_e(failure["exchange"])} (its number in the run, the HAR entry\'s _id)'))
     if failure.get("reproducer"):
         rows.append(("Reproduce", f'<pre class="repro"><code>{_clip(failure["reproducer"], MAX_REPRODUCER)}'
                                   "</code></pre>"))
@@ -260,8 +306,12 @@ def _failures(report: dict[str, Any]) -> str:
             rest = (f"<details><summary>{len(folded)} more {_plural(len(folded), 'failure')} of "
                     f"{_e(rule.get('id'))}</summary>"
                     + "".join(_failure(f) for f in folded) + "</details>") if folded else ""
-            parts.append(f'<article data-rule="{_e(rule.get("id"))}" data-status="{_e(rule.get("status"))}">'
-                         + _rule_heading(rule, "failure-") + "".join(_failure(f) for f in shown[:FAILURES_OPEN])
+            # The article is the rule's anchor (report.html#RULE-ID): a link to a failing rule lands on its failure.
+            quote = f'<blockquote class="quote">{_e(rule["quote"])}</blockquote>' if rule.get("quote") else ""
+            parts.append(f'<article id="{_e(rule.get("id"))}" data-rule="{_e(rule.get("id"))}" '
+                         f'data-status="{_e(rule.get("status"))}">'
+                         + _rule_heading(rule, "failure-") + quote + _exchanges(rule)
+                         + "".join(_failure(f) for f in shown[:FAILURES_OPEN])
                          + rest + _more(failures, MAX_FAILURES_PER_RULE, "failure") + "</article>")
     body = "".join(parts) or "<p>No rule failed.</p>"
     return f'<section id="failures"><h2>Failures ({_count(len(parts), "rule")})</h2>{body}</section>'
@@ -322,8 +372,9 @@ def _expectations(report: dict[str, Any]) -> str:
 def _identifiers(report: dict[str, Any]) -> str:
     """Each identifier the tests used, its value and where it came from: given, or the answer it was read from."""
     found, crawl = report.get("identifiers") or [], report.get("discovery") or {}
-    rows = [f'<tr><th scope="row"><code>{_e(i.get("name"))}</code></th><td><code>{_e(_clip(i.get("value"), 120))}</code>'
-            f'</td><td>{_e(i.get("source"))}' + (f' <code>{_e(i["request"])}</code>' if i.get("request") else "")
+    rows = [f'<tr><th scope="row"><code>{_e(i.get("name"))}</code></th>'
+            f'<td><code>{_e(_clip(i.get("value"), 120))}</code></td><td>{_e(i.get("source"))}'
+            + (f' <code>{_e(i["request"])}</code>' if i.get("request") else "")
             + (f' at <code>{_e(i["pointer"])}</code>' if i.get("pointer") else "") + "</td></tr>" for i in found]
     lead = (f"<p>Discovery sent {_e(crawl.get('requests', 0))} of at most {_e(crawl.get('budget'))} requests.</p>"
             if crawl.get("ran") else "<p>No identifier had to be discovered.</p>")
@@ -344,10 +395,54 @@ def _operations(report: dict[str, Any]) -> str:
     return f'<section id="operations"><h2>Operations</h2>{body}</section>'
 
 
+def _failed(report: dict[str, Any]) -> bool:
+    return any(rule.get("failures") for rule in report.get("rules") or [])
+
+
+def _sections(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """The page's sections in their order: what failed first when anything did, then the scores, then the rest."""
+    order = [section for section in SECTIONS if section[0] != "failures"]
+    order.insert(0 if _failed(report) else 2, ("failures", "Failures"))
+    return ([("history", "History")] if report.get("history") else []) + order
+
+
+def _history(report: dict[str, Any]) -> str:
+    """What changed since the runs of this target kept in the history file, and its score trend."""
+    history = report.get("history")
+    if not history:
+        return ""
+    previous = history.get("previous")
+    if previous is None:
+        lead = f"<p>The first run of <code>{_e(history.get('target'))}</code> kept in the history file.</p>"
+    else:
+        lead = (f"<p>Since the run of <code>{_e(history.get('target'))}</code> finished "
+                f"{_e(previous.get('finished'))} ({_e(previous.get('verdict'))}, score {_pct(previous.get('score'))}"
+                f"): {_count(len(history.get('new') or []), 'new failure')}, {_e(len(history.get('fixed') or []))} "
+                f"fixed, {_e(len(history.get('still_failing') or []))} still failing.</p>")
+
+    def items(key: str, title: str) -> str:
+        entries = history.get(key) or []
+        if not entries:
+            return ""
+        rows = "".join(f'<li data-rule="{_e(e.get("rule"))}"><a href="#{_e(e.get("rule"))}">{_e(e.get("rule"))}</a> '
+                       f'({_e(e.get("level"))}) {_e(e.get("title"))}'
+                       + (f", failing for {_e(e['runs'])} runs" if e.get("runs") else "")
+                       + "</li>" for e in entries)
+        return f'<div><strong>{title} ({len(entries)}):</strong> <ul data-kind="{key}">{rows}</ul></div>'
+
+    trend = history.get("trend") or []
+    picture = f"<p>Score over the last {_count(len(trend), 'run')}: {trend_svg(trend)}</p>" if trend else ""
+    return (f'<section id="history"><h2>History</h2>{lead}{items("new", "New failures")}'
+            f'{items("fixed", "Fixed")}{items("still_failing", "Still failing")}{picture}</section>')
+
+
 def render(report: dict[str, Any]) -> str:
     """The whole page as one string: no external resource, content rendered here, a tiny optional filter."""
-    body = "".join(part(report) for part in (_header, _scores, _matrix, _failures, _errors, _observations,
-                                             _expectations, _identifiers, _operations))
+    parts = {"history": _history, "scores": _scores, "matrix": _matrix, "failures": _failures, "errors": _errors,
+             "observations": _observations, "expectations": _expectations, "identifiers": _identifiers,
+             "operations": _operations}
+    body = _header(report) + "".join(parts[anchor](report) for anchor, _ in _sections(report))
+    body += coverage_section(report)
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -23,9 +23,9 @@ def render(report: dict[str, Any]) -> str:
               "skipped": sum(t["outcome"] == "skipped" for t in tests)}
     attributes = {name: str(value) for name, value in counts.items()}
     attributes["time"] = f"{report.get('suite', {}).get('duration_s', 0.0):.3f}"
-    root = ElementTree.Element("testsuites", name=SUITE_NAME, **attributes)
-    suite = ElementTree.SubElement(root, "testsuite", name=SUITE_NAME,
-                                   timestamp=str(report.get("suite", {}).get("started", "")), **attributes)
+    root = ElementTree.Element("testsuites", {"name": SUITE_NAME, **attributes})
+    suite = ElementTree.SubElement(root, "testsuite", {
+        "name": SUITE_NAME, "timestamp": str(report.get("suite", {}).get("started", "")), **attributes})
     properties = ElementTree.SubElement(suite, "properties")
     for name in ("requests", "exit_code", "verdict"):
         if name in summary:

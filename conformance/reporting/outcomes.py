@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -15,6 +15,9 @@ VIOLATIONS_KEY = "conformance_violations"   # JSON: every violation of a failed 
 EVIDENCE_KEY = "conformance_evidence"       # JSON: rule -> [checks held, checks broken] in one phase
 FLAKY_KEY = "conformance_flaky"             # JSON: deviations a test saw once and not when it ran again
 BLOCKED_KEY = "conformance_blocked"         # JSON: rules whose reported violation kept a skipped test from running
+EXCHANGES_KEY = "conformance_exchanges"     # JSON: rule -> the exchanges its checks judged in one phase (bounded)
+#: Exchanges a test keeps per rule, over its phases.
+EXCHANGES_PER_TEST_RULE = 3
 
 
 def test_id(nodeid: str) -> str:
@@ -37,6 +40,7 @@ class TestOutcome:
     evidence: dict[str, list[int]] = field(default_factory=dict)      # rule -> [held, broke]
     blocked_by: list[str] = field(default_factory=list)   # a skipped test's: the broken rules that stopped it
     flaky: list[dict[str, Any]] = field(default_factory=list)   # deviations seen once, not when it ran again
+    exchanges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # rule -> exchanges that decided it
 
     @property
     def broken_rules(self) -> list[str]:
@@ -68,7 +72,8 @@ class OutcomeRecorder:
         self.tests: dict[str, TestOutcome] = {}
 
     def add(self, report: pytest.TestReport) -> None:
-        properties = report.user_properties
+        # the values under the suite's own keys are the JSON text it recorded; other plugins' are only passed over
+        properties = cast("list[tuple[str, str]]", report.user_properties)
         rules = [value for key, value in properties if key == RULES_KEY]
         if not rules:
             return
@@ -84,6 +89,10 @@ class OutcomeRecorder:
                     pair = test.evidence.setdefault(rule, [0, 0])
                     pair[0] += held
                     pair[1] += broke
+            elif key == EXCHANGES_KEY:
+                for rule, refs in json.loads(str(value)).items():
+                    kept = test.exchanges.setdefault(rule, [])
+                    kept += refs[:max(0, EXCHANGES_PER_TEST_RULE - len(kept))]
         for key, value in properties:
             if key == FLAKY_KEY and report.when == "call":
                 test.flaky += json.loads(value)
