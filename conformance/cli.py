@@ -5,9 +5,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 from collections.abc import Sequence
 
-from conformance import __version__, config
+from conformance import __version__, config, early_signals
 from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, SuiteError
 from conformance.specs import ALL_APIS
 
@@ -15,7 +16,7 @@ from conformance.specs import ALL_APIS
 class _Parser(argparse.ArgumentParser):
     """Reports bad usage as one line and exit code 2, never a usage dump or a traceback."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -34,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fleet", metavar="FILE", help="test every target of a fleet file ([[targets]] of TOML) in one "
                                                      "run: each target's reports in REPORT_DIR/<name>/, the fleet's "
                                                      "in REPORT_DIR/fleet.*")
+    run.add_argument("--fleet-index", type=int, metavar="N",
+                     help="with --fleet: run only the Nth target of the file (from 0; a Kubernetes Indexed Job's "
+                          "JOB_COMPLETION_INDEX), its reports in REPORT_DIR/<name>/ for `conformance merge`")
     run.add_argument("-n", dest="workers", help=argparse.SUPPRESS)   # refused: see conformance.plugin.options
     run.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, after --")
 
@@ -91,7 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "run" and early_signals.restore() is not None:
+        print("conformance: interrupted", file=sys.stderr)
+        return EXIT_INCOMPLETE
     try:
+        if args.command == "run" and getattr(args, "fleet_index", None) is not None and not args.fleet:
+            raise ConfigError("--fleet-index: only with --fleet FILE")
         if args.command == "run" and args.fleet:
             from conformance.fleet.command import run_fleet
             return run_fleet(args)

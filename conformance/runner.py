@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conformance import config
+from conformance import config, early_signals
 from conformance.clients.deadline import why_silent
 from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, TargetUnreachable
 from conformance.session import Endpoints, open_endpoints
@@ -34,14 +34,25 @@ def run(args: argparse.Namespace) -> int:
             report_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"--report-dir: cannot create {report_dir} ({exc.strerror})") from None
+    if target.har:
+        try:
+            Path(target.har).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--har: cannot create the folder of {target.har} ({exc.strerror})") from None
     if target.expectations:
         from conformance.reporting.expectations import load
         from conformance.rules import load_catalogue
         load(target.expectations, load_catalogue())  # a missing or malformed file is a usage error, before any request
+    if target.history:
+        from conformance.history.store import check
+        check(target.history)  # a file that is not a history file is a usage error, before any request
     started = time.time()
+    kept = early_signals.restore()   # a signal kept while the command started stops the run here, reports written
     previous = signal.signal(signal.SIGTERM, _interrupt) if threading.current_thread() is threading.main_thread() \
         else None
     try:
+        if kept is not None:
+            raise KeyboardInterrupt
         code = _run(args, target, report_dir)
     except KeyboardInterrupt:
         code = EXIT_INCOMPLETE
@@ -78,6 +89,11 @@ def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | Non
                 if report_dir is not None:
                     write_aborted_report(target, endpoints, report_dir, str(exc))
                 raise
+        from conformance.fleet import answers
+        if report_dir is not None and answers.wanted(target):
+            # The answers the targets of a fleet serving this chain are compared on (conformance.fleet).
+            urls = {"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url}
+            answers.record_for_run(target, urls, dict(endpoints.samples), endpoints.evm_chain, report_dir)
         pytest_args = _pytest_args(args, target, endpoints)
         verdict = _Verdict()
         with contextlib.redirect_stdout(sys.stdout):
@@ -104,7 +120,9 @@ def write_aborted_report(target: config.Target, endpoints: Endpoints | None, rep
     """The reports of a run that tested nothing: why (the target did not answer, the run was stopped first)."""
     import datetime as dt
 
+    from conformance.history.session import RunHistory
     from conformance.reporting.build import RunFacts, build
+    from conformance.reporting.contract import pinned_contract, run_options
     from conformance.reporting.expectations import Verdicts
     from conformance.reporting.operations import OperationTimes
     from conformance.reporting.write import write_reports
@@ -116,10 +134,23 @@ def write_aborted_report(target: config.Target, endpoints: Endpoints | None, rep
         urls = {"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url}
     facts = RunFacts(apis=target.apis, profile=target.profile, evm_chain=target.evm_chain, reference=target.reference,
                      urls=urls, seed=target.seed, started=now, finished=now, requests=0, gate=target.gate,
-                     aborted=None if incomplete else reason, interrupted=reason if incomplete else None)
+                     aborted=None if incomplete else reason, interrupted=reason if incomplete else None,
+                     contract=pinned_contract(), options=run_options(target))
+    report = build([], load_catalogue(), facts, OperationTimes(), Verdicts())
+    history = RunHistory.of(target)
+    if history is not None:
+        # Kept like any run (its trend shows the gap); it decides no rule, so it changes no rule's history.
+        with contextlib.suppress(ConfigError):
+            history.keep(report)
     with contextlib.suppress(OSError):
         # junit.xml among them: one errored test case, so a CI view shows why nothing was tested.
-        write_reports(build([], load_catalogue(), facts, OperationTimes(), Verdicts()), report_dir)
+        write_reports(report, report_dir)
+    if target.har and (not incomplete or not Path(target.har).exists()):
+        # No request was sent: the archive asked for still exists, empty, and says why.
+        from conformance import __version__
+        from conformance.reporting.har import HarWriter
+        with contextlib.suppress(OSError):
+            HarWriter(target.har, creator_version=__version__).close(reason)
 
 
 def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, ...] = ()) -> None:

@@ -1,9 +1,9 @@
 """The CI-matrix example keeps working: each matrix entry, given to the action at the repository root, becomes a
-`conformance run` command line the real command line accepts; the comparing job's commands parse too."""
+`conformance run` command line the real command line accepts; the merging job's commands parse too; the Kubernetes
+Indexed Job runs one target of its fleet file per index and merges their folders."""
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shlex
 from pathlib import Path
@@ -26,7 +26,7 @@ OPERATORS = {"|", "||", "&", "&&", ";", ">", ">>", "<", "2>", "(", ")"}
 PLACEHOLDER_URL = "https://target.example"
 
 
-def _workflow() -> dict[str, Any]:
+def _workflow() -> dict[Any, Any]:   # YAML keys: `on` reads as True
     return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
 
 
@@ -90,11 +90,13 @@ def _runs(tmp_path: Path) -> list[tuple[dict[str, Any], dict[str, str], argparse
     return out
 
 
-def test_the_workflow_is_yaml_with_a_matrix_job_and_a_comparing_job() -> None:
+def test_the_workflow_is_yaml_with_a_matrix_job_and_a_merging_job() -> None:
     workflow = _workflow()
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` key as true
     assert triggers and "workflow_dispatch" in triggers
-    assert workflow["jobs"]["compare"]["needs"] == "conformance"
+    assert workflow["jobs"]["fleet"]["needs"] == "conformance"
+    # -n is refused by `conformance run`: no example may pass it
+    assert not re.search(r"(^|\s)-n\s", WORKFLOW.read_text(encoding="utf-8"))
     targets = [entry["target"] for entry in workflow["jobs"]["conformance"]["strategy"]["matrix"]["include"]]
     assert len(targets) >= 2 and len(set(targets)) == len(targets)
 
@@ -114,7 +116,8 @@ def test_every_matrix_entry_runs_the_suite_with_options_the_command_line_accepts
     for entry, inputs, args in runs:
         # a stray word would not be refused: it would reach pytest as an argument
         assert args.pytest_args == [], args.pytest_args
-        assert args.workers == "2" and args.report_dir == f"reports/{entry['target']}" and args.expectations
+        assert args.workers is None and args.report_dir == f"reports/{entry['target']}" and args.expectations
+        assert args.name == entry["target"]
         assert (args.api, args.profile) == (entry["api"], entry["profile"])
         assert args.evm_chain == (entry["evm_chain"] or None)
         # the key is never a command-line argument: the action hands it to the suite in its environment
@@ -138,25 +141,50 @@ def test_every_target_has_an_expectations_file_that_loads_with_its_example_entri
         assert len(expectations.load(example, catalogue)) == 1
 
 
-def test_the_comparing_job_diffs_every_target_against_the_baseline_as_markdown() -> None:
-    diffs = [_parse(words) for name, _, script in _scripts() if name == "compare"
-             for words in _commands(script) if words[:1] == ["diff"]]
-    assert diffs, "the compare job runs no `conformance diff`"
-    for args in diffs:
-        assert args.format == "markdown" and args.old == "$base/report.json"
-    [script] = [script for name, _, script in _scripts() if name == "compare" and "conformance diff" in script]
-    assert 'base="reports/conformance-$BASELINE"' in script
-    workflow = _workflow()
-    targets = [entry["target"] for entry in workflow["jobs"]["conformance"]["strategy"]["matrix"]["include"]]
-    assert re.search(r"\|\|\s*'([\w-]+)'", workflow["env"]["BASELINE"]).group(1) in targets  # type: ignore[union-attr]
+def test_the_merging_job_merges_every_folder_and_posts_the_fleet_summary() -> None:
+    [script] = [script for name, _, script in _scripts() if name == "fleet" and "conformance merge" in script]
+    merges = [_parse(words) for words in _commands(script) if words[:1] == ["merge"]]
+    assert [(args.folders, args.report_dir) for args in merges] == [(["targets/*"], "fleet")]
+    assert 'cat fleet/fleet.md >> "$GITHUB_STEP_SUMMARY"' in script
+    assert 'exit "$code"' in script
 
 
-def test_the_reports_the_comparing_job_reads_are_written_by_every_run() -> None:
-    schema = json.loads((Path(cli.__file__).parent / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
-    # the comparing job skips targets that share no API with the baseline by reading target.apis
-    assert "apis" in schema["properties"]["target"]["required"]
+def test_the_reports_the_merging_job_reads_are_written_by_every_run() -> None:
     # every run's reports are the artifact conformance-<target>, downloaded into reports/conformance-<target>/
     assert _action_step()["with"]["artifact-name"] == "conformance-${{ matrix.target }}"
-    download = next(step for step in _workflow()["jobs"]["compare"]["steps"]
+    download = next(step for step in _workflow()["jobs"]["fleet"]["steps"]
                     if str(step.get("uses", "")).startswith("actions/download-artifact"))
     assert download["with"] == {"pattern": "conformance-*", "path": "reports"}
+    # the nodes of one chain say so, so that the fleet report compares their answers
+    chains = {entry["target"]: _parse(["run", *shlex.split(entry["options"])]).chain
+              for entry in _workflow()["jobs"]["conformance"]["strategy"]["matrix"]["include"]}
+    assert sum(1 for chain in chains.values() if chain) >= 2
+
+
+KUBERNETES = ROOT / "examples" / "kubernetes" / "indexed-job.yaml"
+
+
+def test_the_indexed_job_runs_one_target_of_its_fleet_file_per_index_and_the_merge_job_merges_them() -> None:
+    import tomllib
+
+    from conformance.fleet import file as fleet_file
+
+    documents = {document["kind"] + "/" + document["metadata"]["name"]: document
+                 for document in yaml.safe_load_all(KUBERNETES.read_text(encoding="utf-8"))}
+    fleet_text = documents["ConfigMap/conformance-fleet"]["data"]["fleet.toml"]
+    fleet = fleet_file.parse(tomllib.loads(fleet_text), Path("fleet.toml"),
+                             {"VENDOR_DATA_API_KEY": "placeholder"})
+    names = [target.name for target in fleet.targets]
+    job = documents["Job/conformance-fleet"]["spec"]
+    assert job["completionMode"] == "Indexed" and job["completions"] == job["parallelism"] == len(names)
+    [container] = job["template"]["spec"]["containers"]
+    # each pod is index N of the Job: Kubernetes sets JOB_COMPLETION_INDEX
+    script = container["args"][0].replace('"$JOB_COMPLETION_INDEX"', "3").replace("exec conformance", "conformance")
+    [run] = [words for words in _commands(script) if words[:1] == ["run"]]
+    args = _parse(run)
+    assert (args.fleet, args.fleet_index, args.report_dir) == ("/fleet/fleet.toml", 3, "/reports")
+    merge = documents["Job/conformance-fleet-merge"]["spec"]["template"]["spec"]["containers"][0]
+    script = merge["args"][0].replace("exec conformance", "conformance")
+    [merged] = [_parse(words) for words in _commands(script) if words[:1] == ["merge"]]
+    assert merged.folders == names and merged.report_dir == "fleet"
+    assert [e["value"] for e in merge["env"] if e["name"] == "TARGETS"] == [" ".join(names)]

@@ -12,16 +12,23 @@ The helper runs only where it helps and is safe: on Linux, forked once the tests
 the run but the request watchdog exists (an embedded reference target serving from the run's process keeps it
 off), with more than one usable core, when the run asks for it (`--draw-ahead`, the default). It ends with the run,
 however the run ends; a helper that stalls is given up on once, after `WAIT_SECONDS`.
+
+The runs of a fleet that draw the same cases (the same profile and seed) share one folder
+(`CONFORMANCE_SHARED_CASES`): each test's cases are drawn by one of their helpers and read by the others, so that
+a fleet of N targets spends on drawing what one run does.
 """
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import pickle
 import signal
 import sys
 import threading
+import time
 import warnings
+from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
@@ -135,17 +142,72 @@ def _draw_all(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, send
     read back, is sent as None: it draws them itself, and reports what went wrong."""
     # Ctrl-C and a cancel reach the whole process group: the run stops the helper itself, without a traceback here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    shared = os.environ.get(SHARED_CASES_VARIABLE)
     try:
-        for key, sources in plans:
-            try:
-                payload: bytes | None = pickle.dumps(draw(sources, profile))
-            except Exception:
-                payload = None
-            sending.send_bytes(pickle.dumps((key, payload)))
+        if shared:
+            _draw_shared(plans, profile, sending, Path(shared))
+        else:
+            for key, sources in plans:
+                sending.send_bytes(pickle.dumps((key, _drawn(sources, profile))))
     except OSError:   # the run ended first
         pass
     finally:
         sending.close()
+
+
+def _drawn(sources: Mapping[str, Any], profile: Profile) -> bytes | None:
+    try:
+        return pickle.dumps(draw(sources, profile))
+    except Exception:
+        return None
+
+
+#: Set by a fleet for runs that draw the same cases (the same profile and seed): their helpers share one folder.
+SHARED_CASES_VARIABLE = "CONFORMANCE_SHARED_CASES"
+#: Seconds a helper waits for cases another helper claimed before it draws them itself.
+SHARED_PATIENCE = 30.0
+
+
+def _draw_shared(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, sending: Any, folder: Path) -> None:
+    """Each test's cases drawn once for all the runs of a fleet that draw the same ones: the first helper to claim
+    a test draws its cases into `folder`, the others read them, and go on meanwhile to tests nobody claimed yet.
+    Cases are sent as each becomes ready (the run takes them by test, in any order)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sources_of = dict(plans)
+    waiting: dict[str, tuple[Path, float]] = {}
+
+    def send(key: str, payload: bytes | None) -> None:
+        sending.send_bytes(pickle.dumps((key, payload)))
+
+    def deliver_ready() -> None:
+        for key, (path, since) in list(waiting.items()):
+            if path.exists():
+                del waiting[key]
+                send(key, path.read_bytes() or None)   # empty: the helper that claimed them could not draw them
+            elif time.monotonic() - since > SHARED_PATIENCE:
+                del waiting[key]
+                send(key, _drawn(sources_of[key], profile))
+
+    for key, sources in plans:
+        deliver_ready()
+        name = hashlib.sha256(key.encode()).hexdigest()
+        final = folder / f"{name}.cases"
+        if final.exists():
+            send(key, final.read_bytes() or None)
+            continue
+        try:
+            os.close(os.open(folder / f"{name}.claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            waiting[key] = (final, time.monotonic())
+            continue
+        payload = _drawn(sources, profile)
+        temporary = folder / f"{name}.{os.getpid()}.tmp"
+        temporary.write_bytes(payload or b"")
+        os.replace(temporary, final)
+        send(key, payload)
+    while waiting:
+        deliver_ready()
+        time.sleep(0.02)
 
 
 def usable_cores() -> int:
