@@ -320,3 +320,9 @@ def test_runs_of_a_fleet_draw_each_test_s_cases_once_between_them(tmp_path: Path
     third = _Pipe()
     helper._draw_shared(plans[:1], PROFILES["quick"], third, tmp_path / "other")
     assert third.sent == {"test_0": [{"x0": 0}, {"x0": 1}, {"x0": 2}]}
+
+
+def test_each_target_of_a_fleet_writes_its_own_archive() -> None:
+    from conformance.fleet.launch import har_of
+    assert har_of(Path("out/run.har"), "node-a") == Path("out/run-node-a.har")
+    assert har_of(Path("trace"), "odd") == Path("trace-odd.har")

@@ -58,12 +58,19 @@ def child_environment(target: FleetTarget, overrides: dict[str, Any], base: dict
     for key, value in {**target.settings, **overrides}.items():
         if value is None or key in ("name", "report_dir", "concurrency"):
             continue
+        if key == "har":
+            value = str(har_of(Path(str(value)), target.name))
         env[config.SETTING[key].env] = environment_value(key, value)
     if target.api_key:
         env[config.SETTING["api_key"].env] = target.api_key
     env["PYTHONUNBUFFERED"] = "1"
     env[RECORD_VARIABLE] = "1"
     return env
+
+
+def har_of(path: Path, name: str) -> Path:
+    """Each target's own archive: several runs writing one file would interleave their entries."""
+    return path.with_name(f"{path.stem}-{name}{path.suffix or '.har'}")
 
 
 def command(child: Child) -> list[str]:
