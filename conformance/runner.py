@@ -189,6 +189,9 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
            f"--rootdir={SUITE_DIR}", "-o", "console_output_style=classic", "--conformance-progress"]
     if target.reference:
         out.append("--reference-target")
+    if target.seed is not None:
+        # the seed of generated data too: the same seed draws the same cases, so two runs send the same requests
+        out.append(f"--hypothesis-seed={target.seed}")
     # Every setting as resolved (command line, environment, config file), with the URLs and identifiers the
     # embedded reference or discovery supplied.
     resolved = {**{name: getattr(target, name, None) for name in config.OPTIONS},

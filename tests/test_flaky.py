@@ -57,3 +57,12 @@ def test_flaky_fails_the_gate_when_asked(tmp_path: Path) -> None:
                         f"--report-dir={tmp_path}")
     flaky = [rule_id for rule_id, rule in _rules(tmp_path).items() if rule["status"] == "flaky"]
     assert (run.exit_code == 1) == bool(flaky)
+
+
+def test_a_request_sent_again_is_the_same_whatever_its_json_rpc_id() -> None:
+    from conformance.plugin.recheck import same_request
+    first = ("POST", "http://node/rpc", b'{"jsonrpc":"2.0","id":6,"method":"eth_feeConfig","params":[]}')
+    again = ("POST", "http://node/rpc", b'{"method":"eth_feeConfig","params":[],"jsonrpc":"2.0","id":9}')
+    other = ("POST", "http://node/rpc", b'{"jsonrpc":"2.0","id":6,"method":"eth_chainId","params":[]}')
+    assert same_request(first) == same_request(again) != same_request(other)
+    assert same_request(("GET", "http://data/v1/x?a=1", None)) == ("GET", "http://data/v1/x?a=1", None)

@@ -35,7 +35,8 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
     if not times or http is None or target is None or target.reference or item.get_closest_marker("mutating"):
         return violations
     again: list[list[Violation]] = []
-    answers: dict[Any, Counter[str]] = {v.request: Counter([v.response or ""]) for v in violations if v.request}
+    answers: dict[Any, Counter[str]] = {same_request(v.request): Counter([v.response or ""])
+                                        for v in violations if v.request}
     for attempt in range(times):
         http.sleep(FIRST_WAIT * 2 ** attempt)
         rerun = evidence.Ledger()
@@ -49,7 +50,7 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
             except Exception:
                 return violations
         for exchange in seen:
-            key = (exchange.method, exchange.url, exchange.request_body)
+            key = same_request((exchange.method, exchange.url, exchange.request_body))
             if key in answers:
                 answers[key][f"HTTP {exchange.status}: {exchange.text(2000)}"] += 1
         again.append(rerun.violations)
@@ -66,8 +67,26 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
 def _shown_again(violation: Violation, broken: list[Violation]) -> bool:
     """The same rule broken again, by the same request where the violation names one: a property test's rerun that
     meets another odd answer, on another of its requests, does not reproduce the first."""
-    return any(again.rule.id == violation.rule.id and (violation.request is None or again.request == violation.request)
+    return any(again.rule.id == violation.rule.id
+               and (violation.request is None or same_request(again.request) == same_request(violation.request))
                for again in broken)
+
+
+def same_request(request: Any) -> Any:
+    """A request as the target reads it: (method, URL, body) with a JSON-RPC body's `id` left out, which the client
+    counts up with every call, a test's run again included."""
+    if not isinstance(request, tuple) or len(request) != 3 or not request[2]:
+        return request
+    method, url, body = request
+    try:
+        parsed = json.loads(body)
+    except (TypeError, ValueError):
+        return request
+    calls = parsed if isinstance(parsed, list) else [parsed]
+    if not all(isinstance(call, dict) for call in calls):
+        return request
+    stripped = [{key: value for key, value in call.items() if key != "id"} for call in calls]
+    return method, url, json.dumps(stripped if isinstance(parsed, list) else stripped[0], sort_keys=True)
 
 
 def _record(item: pytest.Item, ledger: evidence.Ledger, flaky: list[Violation], answers: dict[Any, Counter[str]],
@@ -77,7 +96,7 @@ def _record(item: pytest.Item, ledger: evidence.Ledger, flaky: list[Violation], 
         ledger.broke[violation.rule.id] = 0
     entries = []
     for violation in flaky:
-        seen = answers.get(violation.request, Counter())
+        seen = answers.get(same_request(violation.request), Counter())
         entries.append({"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
                         "received": violation.received, "reproducer": violation.reproducer, "runs": runs,
                         "answers": [{"answer": answer, "count": count} for answer, count in seen.most_common()]})
