@@ -17,6 +17,9 @@ NODES  := $(VENV)/share/npm/nodes/ganache-$(GANACHE_VERSION)-hardhat-$(HARDHAT_V
 PYTEST_OLDEST := 8.4.2
 OLDEST := $(VENV)/share/pytest-$(PYTEST_OLDEST)
 ENGINE_TESTS := tests/test_concurrency.py tests/test_generated.py tests/test_engine_boundary.py
+# On the oldest pytest the equivalence of concurrent and sequential runs is proved on the quick profile; the newest
+# pytest proves it on standard too (the whole self-test run above), which keeps make test inside ten minutes.
+ENGINE_ON_OLDEST := -k "not standard"
 ARGS   ?=
 # pytest caches its assertion rewrites as bytecode; without the cache every start re-parses every plugin module.
 unexport PYTHONDONTWRITEBYTECODE
@@ -32,7 +35,7 @@ test: $(STAMP) $(OLDEST)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 $(ARGS)
-	PYTHONPATH=$(OLDEST) $(BIN)/python -m pytest -n 2 $(ENGINE_TESTS)
+	PYTHONPATH=$(OLDEST) $(BIN)/python -m pytest -n 2 $(ENGINE_ON_OLDEST) $(ENGINE_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(ARGS)
