@@ -17,9 +17,10 @@ from benchmarks.delay_proxy import DelayProxy
 from benchmarks.reference_throughput import reference_process
 from benchmarks.suite_speed import ALL, run_suite
 from benchmarks.table import Row, markdown, progress
+from conformance.config import DEFAULT_CONCURRENCY
 
 #: Mechanism -> the options that turn it off.
-MECHANISMS = {"tests in flight (--concurrency 8)": ("--concurrency", "1"),
+MECHANISMS = {f"tests in flight (--concurrency {DEFAULT_CONCURRENCY})": ("--concurrency", "1"),
               "cases drawn ahead by a helper process": ("--no-draw-ahead",)}
 PLACES = {"loopback": 0.0, "50 ms away": 0.050}
 

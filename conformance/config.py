@@ -18,9 +18,9 @@ from conformance.specs import ALL_APIS, RPC_APIS
 ENV_PREFIX = "CONFORMANCE_"
 DEFAULT_KEY_HEADER = "x-data-api-key"
 DEFAULT_REPORT_DIR = "reports/latest"
-#: Tests in flight: enough to keep a target tens of milliseconds away busy; the run uses fewer when the target
-#: answers faster than the suite checks.
-DEFAULT_CONCURRENCY = 8
+#: Tests in flight: enough that a run against a target tens of milliseconds away waits little more than its
+#: slowest answers; the run uses fewer when the target answers faster than the suite checks (on loopback, one).
+DEFAULT_CONCURRENCY = 16
 #: Reruns of a failing test before its deviation is called a failure: three that all see it again leave a few in a
 #: thousand odd answers (a gateway's, a node behind a load balancer on another version) reported as failures.
 DEFAULT_RECHECKS = 3
