@@ -71,7 +71,8 @@ def run_options(target: Target) -> dict[str, Any]:
 
     values: dict[str, Any] = {name: getattr(target, name) for name in target.__dataclass_fields__}
     values.update(api=list(target.apis), rule=list(target.rules),
-                  sample=[f"{name}={value}" for name, value in target.samples])
+                  # a key given as an identifier is a key all the same
+                  sample=[f"{name}={REDACTED if 'key' in name.lower() else value}" for name, value in target.samples])
     urls = {target.node_url, target.data_url, target.metrics_url}
     # --target-url is not kept once resolved: it is the one URL when all three APIs share it.
     values["target_url"] = next(iter(urls)) if len(urls) == 1 else None
