@@ -46,7 +46,7 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
             except Violation:
                 pass
             except (SuiteError, pytest.skip.Exception):
-                return violations   # the target cannot say now: what it said stands
+                continue   # this run again could not say (an odd answer of another kind): the next one may
             except Exception:
                 return violations
         for exchange in seen:
@@ -57,6 +57,8 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
         again.append((rerun.violations, resent))
         if not all(_shown_again(violation, rerun.violations, resent) for violation in violations):
             break   # one run that holds settles it
+    if not again:
+        return violations   # no run again could say: what the first one said stands
     steady = [violation for violation in violations
               if all(_shown_again(violation, broken, resent) for broken, resent in again)]
     flaky = [violation for violation in violations if violation not in steady]
