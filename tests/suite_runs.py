@@ -6,7 +6,7 @@ import io
 import contextlib
 from dataclasses import dataclass, field
 from functools import cache
-from typing import cast
+from typing import Any, Protocol, cast
 
 import pytest
 
@@ -23,6 +23,26 @@ BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q",
              "--report-dir", "",
              # the reference answers alike every time: a failing test run again would only cost time
              "--recheck", "0"]
+
+
+class Target(Protocol):
+    """What a run needs of a reference: the URL the suite sends to, and the reference's description."""
+
+    @property
+    def url(self) -> str: ...
+
+    def info(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class Behind:
+    """The reference as the suite sees it through a proxy: the proxy's address, the reference's description."""
+
+    url: str
+    server: ReferenceServer
+
+    def info(self) -> dict[str, Any]:
+        return self.server.info()
 
 
 @dataclass
@@ -86,7 +106,7 @@ class _Recorder:
             outcome.outcome = "skipped"
 
 
-def run_suite(server: ReferenceServer | None, selection: list[str], *extra: str,
+def run_suite(server: Target | None, selection: list[str], *extra: str,
               allow_mutations: bool = True, evm_chain: bool = True) -> SuiteRun:
     """Runs the selected suite tests (node IDs or paths) against `server`; `extra` are more pytest arguments."""
     recorder = _Recorder()

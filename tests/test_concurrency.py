@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from conformance.engine.cache import RunCache
 from conformance.engine.loop import serial_reason
 from conformance.errors import BudgetExhausted
 from conformance.reference import ReferenceServer
-from tests.suite_runs import SuiteRun, run_suite
+from tests.suite_runs import Behind, SuiteRun, run_suite
 
 #: One seed for the generated examples of both runs, so that they send the same requests.
 SUITE = ["--pyargs", "conformance.suite", "--hypothesis-seed=1"]
@@ -147,21 +146,11 @@ def _verdicts(report: dict[str, Any]) -> dict[str, str]:
     return {rule["id"]: rule["status"] for rule in report["rules"]}
 
 
-@dataclass
-class _Behind:
-    """The reference as the suite sees it through a proxy: the proxy's address, the reference's description."""
-
-    url: str
-    server: ReferenceServer
-
-    def info(self) -> dict[str, Any]:
-        return self.server.info()
-
 
 def _concurrent(server: ReferenceServer, report_dir: Path, *extra: str) -> tuple[SuiteRun, DelayProxy]:
     """The suite through a delay proxy in front of `server`, eight tests in flight at most."""
     with DelayProxy(server.url, DELAY, lifetime=600) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, "--concurrency", "8",  # type: ignore[arg-type]  # a stand-in for the reference
+        run = run_suite(Behind(proxy.url, server), SUITE, "--concurrency", "8",
                         f"--report-dir={report_dir}", *extra)
     return run, proxy
 

@@ -3,26 +3,15 @@ failure; one that does not show again makes its rule flaky, and a true deviation
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks.delay_proxy import DelayProxy
 from conformance.reference import ReferenceServer
-from tests.suite_runs import run_suite
+from tests.suite_runs import Behind, run_suite
 
 SUITE = ["--pyargs", "conformance.suite", "--api", "index", "--recheck", "3"]
 
-
-@dataclass
-class _Behind:
-    """The reference as the suite sees it through a proxy."""
-
-    url: str
-    server: ReferenceServer
-
-    def info(self) -> dict[str, Any]:
-        return self.server.info()
 
 
 def _rules(report_dir: Path) -> dict[str, dict[str, Any]]:
@@ -31,7 +20,7 @@ def _rules(report_dir: Path) -> dict[str, dict[str, Any]]:
 
 def test_an_odd_answer_now_and_then_makes_rules_flaky_never_failing(tmp_path: Path) -> None:
     with ReferenceServer() as server, DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, f"--report-dir={tmp_path}")  # type: ignore[arg-type]  # a stand-in for the reference
+        run = run_suite(Behind(proxy.url, server), SUITE, f"--report-dir={tmp_path}")
     assert proxy.swapped > 5
     rules = _rules(tmp_path)
     assert [rule_id for rule_id, rule in rules.items() if rule["status"] == "fail"] == [], run.output[-3000:]
@@ -45,7 +34,7 @@ def test_an_odd_answer_now_and_then_makes_rules_flaky_never_failing(tmp_path: Pa
 def test_a_true_deviation_behind_the_same_proxy_still_fails(tmp_path: Path) -> None:
     with ReferenceServer(faults=["ContainerIndexAsNumber"]) as server, \
             DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, "--rule", "RPC-IDX-014", "-k", "X/tx",  # type: ignore[arg-type]  # a stand-in for the reference
+        run = run_suite(Behind(proxy.url, server), SUITE, "--rule", "RPC-IDX-014", "-k", "X/tx",
                         f"--report-dir={tmp_path}")
     assert _rules(tmp_path)["RPC-IDX-014"]["status"] == "fail"
     assert run.exit_code == 1
@@ -53,7 +42,7 @@ def test_a_true_deviation_behind_the_same_proxy_still_fails(tmp_path: Path) -> N
 
 def test_flaky_fails_the_gate_when_asked(tmp_path: Path) -> None:
     with ReferenceServer() as server, DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(_Behind(proxy.url, server), SUITE, "--flaky", "fail",  # type: ignore[arg-type]  # a stand-in for the reference
+        run = run_suite(Behind(proxy.url, server), SUITE, "--flaky", "fail",
                         f"--report-dir={tmp_path}")
     flaky = [rule_id for rule_id, rule in _rules(tmp_path).items() if rule["status"] == "flaky"]
     assert (run.exit_code == 1) == bool(flaky)
