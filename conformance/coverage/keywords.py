@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import specs
+from conformance.coverage.items import INVALID, VALID, Update
 
 #: Keywords judged on the value itself; `properties`, `items` and the combinators are walked into instead.
 VALUE_KEYWORDS = ("type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -123,6 +124,28 @@ class Judgement:
     satisfied: bool
     at_bound: bool = False
     member: Any = None   # the enum member a value matched
+
+
+def presence_updates(operation: str, name: str, required: bool, present: bool, accepted: bool) -> list[Update]:
+    """What a parameter's presence shows: a required one sent and accepted covers `required` from the valid side,
+    left out and refused from the invalid side (and the parameter with it)."""
+    if present:
+        return [Update(operation, "keywords", f"{name} required", VALID)] if required and accepted else []
+    if required and not accepted:
+        return [Update(operation, "keywords", f"{name} required", INVALID),
+                Update(operation, "parameters", name, INVALID)]
+    return []
+
+
+def value_updates(operation: str, name: str, judgements: list[Judgement], accepted: bool) -> list[Update]:
+    """What one value sent as parameter `name` shows: accepted, each keyword it satisfied (and the parameter when
+    it satisfied them all); refused, each keyword it violated (and the parameter when it violated any)."""
+    valid = all(judgement.satisfied for judgement in judgements)
+    if accepted:
+        updates = [Update(operation, "keywords", j.id, VALID, j.at_bound, j.member) for j in judgements if j.satisfied]
+        return updates + [Update(operation, "parameters", name, VALID)] if valid else updates
+    updates = [Update(operation, "keywords", j.id, INVALID) for j in judgements if not j.satisfied]
+    return updates if valid else updates + [Update(operation, "parameters", name, INVALID)]
 
 
 def judge(document: dict[str, Any], schema: Any, value: Any, where: str = "",

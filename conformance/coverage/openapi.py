@@ -15,8 +15,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from conformance import specs
 from conformance.clients.http import KEEP_WHOLE, Exchange
-from conformance.coverage.items import INVALID, REACHED, VALID, Shape, Update
-from conformance.coverage.keywords import BOUNDS, Keyword, Sampler, judge, keywords_of, merged
+from conformance.coverage.items import REACHED, VALID, Shape, Update
+from conformance.coverage.keywords import (BOUNDS, Keyword, Sampler, judge, keywords_of, merged,
+                                           presence_updates, value_updates)
 
 VERBS = ("get", "post", "put", "patch", "delete")
 REFUSED = frozenset({400, 404, 422})
@@ -210,29 +211,14 @@ class RestModel:
 
     def _parameter_updates(self, operation: str, parameter: Parameter, values: list[tuple[Any, str]],
                            ok: bool) -> list[Update]:
-        updates = []
-        if not values:
-            if parameter.required and not ok:
-                updates += [Update(operation, "keywords", f"{parameter.name} required", INVALID),
-                            Update(operation, "parameters", parameter.name, INVALID)]
-            return updates
-        if parameter.required and ok:
-            updates.append(Update(operation, "keywords", f"{parameter.name} required", VALID))
+        updates = presence_updates(operation, parameter.name, parameter.required, bool(values), ok)
         for value, text in values:
             judgements = list(judge(self.document, parameter.schema, value, parameter.name))
-            valid = all(j.satisfied for j in judgements)
-            if ok:
-                updates += [Update(operation, "keywords", j.id, VALID, j.at_bound, j.member)
-                            for j in judgements if j.satisfied]
-                if valid:
-                    updates.append(Update(operation, "parameters", parameter.name, VALID))
-                    updates += [Update(operation, "examples", f"{parameter.name} {name}", VALID)
-                                for name, example in parameter.examples.items()
-                                if example == value or str(example) == text]
-            else:
-                updates += [Update(operation, "keywords", j.id, INVALID) for j in judgements if not j.satisfied]
-                if not valid:
-                    updates.append(Update(operation, "parameters", parameter.name, INVALID))
+            updates += value_updates(operation, parameter.name, judgements, ok)
+            if ok and all(j.satisfied for j in judgements):
+                updates += [Update(operation, "examples", f"{parameter.name} {name}", VALID)
+                            for name, example in parameter.examples.items()
+                            if example == value or str(example) == text]
         return updates
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from conformance import specs
 from conformance.clients.http import KEEP_WHOLE, Exchange
-from conformance.coverage.items import INVALID, REACHED, VALID, Shape, Update
-from conformance.coverage.keywords import BOUNDS, Keyword, Sampler, judge, keywords_of, merged
+from conformance.coverage.items import REACHED, VALID, Shape, Update
+from conformance.coverage.keywords import (BOUNDS, Keyword, Sampler, judge, keywords_of, merged,
+                                           presence_updates, value_updates)
 
 FORMS = {"by-name": ("by-name",), "by-position": ("by-position",), "either": ("by-name", "by-position")}
 
@@ -125,21 +126,9 @@ class RpcModel:
         return updates
 
     def _param_updates(self, operation: str, param: Param, named: dict[str, Any], ok: bool) -> list[Update]:
-        if param.name not in named:
-            if param.required and not ok:
-                return [Update(operation, "keywords", f"{param.name} required", INVALID),
-                        Update(operation, "parameters", param.name, INVALID)]
-            return []
-        updates = [Update(operation, "keywords", f"{param.name} required", VALID)] if param.required and ok else []
-        judgements = list(judge(self.document, param.schema, named[param.name], param.name))
-        valid = all(j.satisfied for j in judgements)
-        if ok:
-            updates += [Update(operation, "keywords", j.id, VALID, j.at_bound, j.member)
-                        for j in judgements if j.satisfied]
-            if valid:
-                updates.append(Update(operation, "parameters", param.name, VALID))
-        else:
-            updates += [Update(operation, "keywords", j.id, INVALID) for j in judgements if not j.satisfied]
-            if not valid:
-                updates.append(Update(operation, "parameters", param.name, INVALID))
-        return updates
+        present = param.name in named
+        updates = presence_updates(operation, param.name, param.required, present, ok)
+        if not present:
+            return updates
+        return updates + value_updates(operation, param.name,
+                                       list(judge(self.document, param.schema, named[param.name], param.name)), ok)
