@@ -7,6 +7,7 @@ transfers, and balances that follow the head block), so a walk in progress never
 """
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar, cast
@@ -384,14 +385,11 @@ class DataWorld:
             while len(sums) <= count:
                 i = len(sums) - 1
                 sums.append(sums[-1] + self.wallet_erc20_value(chain, i))
-            low, high = 0, count   # transfers are in block order: the first one after `block`
-            while low < high:
-                middle = (low + high) // 2
-                if self.transfer_block(chain, "erc20", middle) <= block:
-                    low = middle + 1
-                else:
-                    high = middle
-            return sums[low]
+            return sums[self._transfers_up_to(chain, "erc20", count, block)]
+
+    def _transfers_up_to(self, chain: str, kind: str, count: int, block: int) -> int:
+        """How many of the first `count` transfers of `kind` are at or before `block` (they are in block order)."""
+        return bisect.bisect_right(range(count), block, key=lambda i: self.transfer_block(chain, kind, i))
 
     def erc1155_transfer(self, chain: str, i: int) -> tuple[int, int]:
         """(token ID, what it adds to the wallet's balance of it) of ERC-1155 transfer i: a token of the first
@@ -413,15 +411,8 @@ class DataWorld:
                 if token not in sums:
                     sums[token] = [0] * (done[0] + 1) + [value]
                 done[0] += 1
-            low, high = 0, count
-            while low < high:
-                middle = (low + high) // 2
-                if self.transfer_block(chain, "erc1155", middle) <= block:
-                    low = middle + 1
-                else:
-                    high = middle
             found = sums.get(token_id)
-            return found[low] if found else 0
+            return found[self._transfers_up_to(chain, "erc1155", count, block)] if found else 0
 
     def wallet_erc20_value(self, chain: str, i: int) -> int:
         """What ERC-20 transfer i adds to the wallet's balance: every third is the wallet's, sent (odd) or received."""
