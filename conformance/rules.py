@@ -12,6 +12,8 @@ LEVELS = ("must", "standard", "observe")
 #: Levels whose failure counts against a target; `observe` rules only record what was seen.
 REQUIRED_LEVELS = ("must", "standard")
 ID_PATTERN = re.compile(r"^(RPC|DATA|MET)-[A-Z]{2,5}-\d{3}$")
+#: Where the rules that declarations in specs/openapi and specs/openrpc bring are catalogued.
+DECLARED = "declarations in specs/openapi and specs/openrpc"
 DOCUMENTS = {
     "1-node-jsonrpc-apis.md",
     "2-data-api.md",
@@ -110,10 +112,16 @@ def parse_rules(raw: dict, catalogue_name: str) -> list[Rule]:
 @cache
 def load_catalogue() -> Catalogue:
     """All rules of specs/rules/*.yaml, keyed by ID (a duplicate ID is an error)."""
+    from conformance.meaning.declarations import generated_rules
+
     rules: dict[str, Rule] = {}
-    for path in sorted((specs_dir() / "rules").glob("*.yaml")):
-        for rule in parse_rules(yaml_data(path.read_text(encoding="utf-8")) or {}, path.name):
+    files = [(path.name, yaml_data(path.read_text(encoding="utf-8")) or {})
+             for path in sorted((specs_dir() / "rules").glob("*.yaml"))]
+    # A declaration of meaning in the specs that brings its own rule is catalogued where it is declared.
+    files.append((DECLARED, {"rules": generated_rules()}))
+    for name, raw in files:
+        for rule in parse_rules(raw, name):
             if rule.id in rules:
-                raise ValueError(f"rule {rule.id} is defined twice (specs/rules/{path.name})")
+                raise ValueError(f"rule {rule.id} is defined twice (specs/rules/{name})")
             rules[rule.id] = rule
     return Catalogue(rules)

@@ -29,6 +29,13 @@ class Endpoints:
         """An identifier the operator gave, else the one discovery found (None when neither)."""
         return self.identifiers.get(name)
 
+    def known(self, name: str) -> str | None:
+        """An identifier given, or found by a crawl that has run; never starts one."""
+        if name in self.identifiers.given:
+            return self.identifiers.given[name]
+        found = self.identifiers.discovery
+        return found.value(name) if found else None
+
     def missing(self, name: str) -> str:
         """Why a test that needs `name` skips: what discovery searched for it."""
         return self.identifiers.missing(name)

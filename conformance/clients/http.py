@@ -387,7 +387,11 @@ class HttpSession:
     def _send(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self._check_budget()
         with self._slots:
-            return self._send_counted(prepared, hidden)
+            exchange = self._send_counted(prepared, hidden)
+        # Outside the slot: a listener may send a request of its own (the watch asks an odd answer again).
+        for listener in self.listeners:
+            listener(exchange)
+        return exchange
 
     def _send_counted(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self.rate.wait()
@@ -442,8 +446,6 @@ class HttpSession:
             capture.append(exchange)
         _answered.requests = getattr(_answered, "requests", 0) + 1
         ANSWER_TIMES.append(exchange.elapsed)
-        for listener in self.listeners:
-            listener(exchange)
         return exchange
 
     def _headers_late(self, exchange: Exchange) -> str:

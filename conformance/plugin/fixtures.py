@@ -22,6 +22,7 @@ from conformance.plugin import state
 from conformance.profiles import PROFILES, Profile
 from conformance.reporting.outcomes import OBSERVATION_KEY
 from conformance.rules import Catalogue, UnknownRule, load_catalogue
+from conformance.meaning.spellings import spelled_by
 from conformance.session import Endpoints, open_endpoints
 
 
@@ -48,6 +49,7 @@ def endpoints(target: conf.Target, http: HttpSession, pytestconfig: pytest.Confi
     """Base URLs and discovered identifiers; starts the embedded reference when no URL is configured."""
     with open_endpoints(target) as opened:
         discovery_run(pytestconfig).bind(opened, target, http)
+        state.run_state(pytestconfig).meaning.spell(spelled_by(opened))
         yield opened
 
 

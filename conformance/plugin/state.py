@@ -11,6 +11,7 @@ from conformance import __version__, evidence
 from conformance import config as conf
 from conformance.clients.http import TRIMMED, HttpSession, redacted
 from conformance.coverage.recorder import CoverageRecorder
+from conformance.meaning.watch import Watch
 from conformance.engine.interrupts import Stopping
 from conformance.engine.memory import MemoryBound, peak_bytes
 from conformance.discovery.session import discovery_run
@@ -41,6 +42,7 @@ class RunState:
         self.outcomes = OutcomeRecorder()
         self.operations = OperationTimes()
         self.coverage = CoverageRecorder()   # fed by the run's HttpSession, like `operations`
+        self.meaning = Watch()   # judges every answer against the declared invariants and identities
         self.started = dt.datetime.now(dt.UTC)
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
@@ -52,6 +54,7 @@ class RunState:
         """Follows every exchange of the run's session: the running test's evidence names the exchanges its checks
         judged, and with --har each one is written to the archive as it completes."""
         session.listeners.append(evidence.saw)
+        self.meaning.listen(session)
         target = resolved_target(self.config)
         if target.har and self.har is None:
             try:

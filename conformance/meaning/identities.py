@@ -1,0 +1,185 @@
+"""One object seen through many answers: a run-wide map from each identified object to what it was first seen as.
+
+A schema declares (`x-identity`) what names its objects: a kind shared across schemas (`transaction`, `block`,
+`container`), the members that form the key, the request parameters the key is relative to (`scope`: a network, a
+chain, an index path), and the members that may change over time (`volatile`) or the only ones compared
+(`members`). The same object seen again, on any route, must agree on every member both answers show. A schema may
+also declare (`x-chronology`) an order in time its objects keep: objects of one kind ordered by one member (a
+block number, a container index) are ordered alike by another (a timestamp).
+
+What is kept per object is a digest and a short text of each member, and the exchange that showed it: a long
+run's map weighs little, and it adds no request until two answers disagree, when the earlier one is asked again
+(a live target may have moved).
+"""
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+from collections.abc import Callable, Iterator
+
+from conformance.meaning import members
+from conformance.meaning.declarations import Declaration, of_kind
+
+#: Objects the map holds at most; past it, new objects are not remembered (those already held are still compared).
+MAX_OBJECTS = 200_000
+#: Characters of a member's value kept to show in a report.
+SHOWN = 120
+
+
+def _fingerprint(value: Any) -> tuple[str, str]:
+    text = json.dumps(members.canonical(value), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest(), text[:SHOWN]
+
+
+@dataclass
+class Seen:
+    """An object as first seen: each compared member's fingerprint, and the exchange that showed it."""
+
+    members: dict[str, tuple[str, str]]
+    exchange: Any   # the Exchange (kept to ask again, and to name in a report)
+
+
+@dataclass(frozen=True)
+class Identity:
+    declaration: Declaration
+
+    @property
+    def kind(self) -> str:
+        return str(self.declaration.get("kind"))
+
+    def key(self, instance: dict[str, Any], scope: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        parts = [members.first(instance, path) for path in members.paths_of(self.declaration.get("key"))]
+        if any(part is None or isinstance(part, (dict, list)) for part in parts):
+            return None
+        return (self.kind, scope, *(members.canonical(part) for part in parts))
+
+    def compared(self, instance: dict[str, Any]) -> dict[str, tuple[str, str]]:
+        only = self.declaration.get("members")
+        volatile = set(self.declaration.get("volatile", ()))
+        keys = set(members.paths_of(self.declaration.get("key")))
+        names = only if only is not None else [name for name in instance if name not in volatile]
+        out = {}
+        for name in names:
+            if name in keys or name in volatile:
+                continue
+            value = members.first(instance, name) if "." in name else instance.get(name)
+            if value is None:
+                continue
+            out[name] = _fingerprint(_without(value, [v.split(".", 1)[1] for v in volatile
+                                                      if v.startswith(name + ".")]))
+        return out
+
+
+def _without(value: Any, paths: list[str]) -> Any:
+    """`value` without the nested members `paths` names (a token's price inside a transfer)."""
+    if not paths or not isinstance(value, dict):
+        return value
+    out = dict(value)
+    for path in paths:
+        head, _, rest = path.partition(".")
+        if rest and isinstance(out.get(head), dict):
+            out[head] = _without(out[head], [rest])
+        else:
+            out.pop(head, None)
+    return out
+
+
+@cache
+def by_component(api: str) -> dict[str, tuple[Identity, ...]]:
+    out: dict[str, list[Identity]] = {}
+    for declaration in of_kind("identity", api):
+        out.setdefault(declaration.subject, []).append(Identity(declaration))
+    return {name: tuple(found) for name, found in out.items()}
+
+
+@cache
+def chronologies(api: str) -> dict[str, tuple[Declaration, ...]]:
+    out: dict[str, list[Declaration]] = {}
+    for declaration in of_kind("chronology", api):
+        out.setdefault(declaration.subject, []).append(declaration)
+    return {name: tuple(found) for name, found in out.items()}
+
+
+@dataclass
+class Disagreement:
+    declaration: Declaration
+    key: tuple[Any, ...]
+    differing: dict[str, tuple[str, str]]    # member -> (first seen, seen now)
+    earlier: Any                              # the earlier exchange
+    later: Any
+
+
+@dataclass
+class IdentityMap:
+    """The run's map of identified objects, shared by every thread."""
+
+    objects: dict[tuple[Any, ...], Seen] = field(default_factory=dict)
+    #: chronology key (kind, scope, declaration id) -> sorted [(order value, time value, exchange number)]
+    orders: dict[tuple[Any, ...], list[tuple[float, float, int]]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def see(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any
+            ) -> Disagreement | bool:
+        """Records or compares one sighting: False for a first sighting, True when it agrees, else the
+        disagreement (the map keeps the first sighting until it is replaced)."""
+        now = identity.compared(instance)
+        with self.lock:
+            seen = self.objects.get(key)
+            if seen is None:
+                if len(self.objects) < MAX_OBJECTS:
+                    self.objects[key] = Seen(now, exchange)
+                return False
+            if seen.exchange is exchange:
+                return False   # the same answer read twice
+            differing = {name: (seen.members[name][1], print_) for name, (digest, print_) in now.items()
+                         if name in seen.members and seen.members[name][0] != digest}
+            if not differing:
+                return True
+            return Disagreement(identity.declaration, key, differing, seen.exchange, exchange)
+
+    def replace(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any) -> None:
+        with self.lock:
+            self.objects[key] = Seen(identity.compared(instance), exchange)
+
+    def place(self, declaration: Declaration, scope: tuple[Any, ...], instance: dict[str, Any], number: int,
+              ) -> tuple[tuple[float, float, int], tuple[float, float, int]] | None | bool:
+        """Places an object in its chronology: None when it shows neither member as a number, True when it keeps
+        the order with its neighbours, else (its neighbour, itself) for the pair out of order."""
+        by = members.number(members.first(instance, declaration.get("by")))
+        then = members.number(members.first(instance, declaration.get("then")))
+        if by is None or then is None:
+            return None
+        entry = (float(by), float(then), number)
+        line_key = (declaration.id, scope)
+        with self.lock:
+            line = self.orders.setdefault(line_key, [])
+            at = bisect.bisect_left(line, (entry[0], float("-inf"), -1))
+            if at < len(line) and line[at][0] == entry[0]:
+                return True   # placed already (its identity compares the rest)
+            before = line[at - 1] if at > 0 else None
+            after = line[at] if at < len(line) else None
+            if len(line) < MAX_OBJECTS:
+                line.insert(at, entry)
+        if before is not None and before[1] > entry[1]:
+            return before, entry
+        if after is not None and after[1] < entry[1]:
+            return entry, after
+        return True
+
+
+def scope_of(declaration: Declaration, params: dict[str, Any], canonical: Callable[[str, Any], Any]
+             ) -> tuple[Any, ...]:
+    """The values of the declaration's scope parameters in a request, each read through its spelling table."""
+    return tuple(canonical(name, params.get(name)) for name in members.paths_of(declaration.get("scope")))
+
+
+def instances_of(component_identities: dict[str, tuple[Identity, ...]], found: Iterator[tuple[str, str, Any]]
+                 ) -> Iterator[tuple[Identity, str, dict[str, Any]]]:
+    for component, pointer, instance in found:
+        for identity in component_identities.get(component, ()):
+            yield identity, pointer, instance

@@ -1,0 +1,128 @@
+"""Where the objects of each named schema sit in an answer, read from the response schema once per operation.
+
+A plan is a list of (path, component): the steps from the body (or a JSON-RPC result) to every object the
+document describes by a named schema (`#/components/schemas/Price`), through members, array items, map values and
+`allOf`/`oneOf`/`anyOf` parts. Following a plan over an answer yields each instance with its JSON pointer; nothing
+is validated here (shapes are the shape rules'), an instance that is not an object is passed over.
+"""
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+from collections.abc import Iterator
+
+from conformance import specs
+
+#: Schemas nested deeper than this are not followed (no document nests its resources this deep).
+MAX_DEPTH = 12
+Step = str   # a member name, "[]" (each array item) or "{}" (each map value)
+
+
+def _document(api: str) -> dict[str, Any]:
+    return specs.openapi(api) if api in specs.REST_APIS else specs.openrpc(api)
+
+
+def _plan(api: str, schema: Any, path: tuple[Step, ...], seen: tuple[str, ...],
+          out: list[tuple[tuple[Step, ...], str]]) -> None:
+    if not isinstance(schema, dict) or len(path) > MAX_DEPTH:
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[-1]
+        if name in seen:
+            return
+        out.append((path, name))
+        _plan(api, specs.resolve(_document(api), schema), path, (*seen, name), out)
+        return
+    for key in ("allOf", "oneOf", "anyOf"):
+        for part in schema.get(key, []):
+            _plan(api, part, path, seen, out)
+    for name, member in schema.get("properties", {}).items():
+        _plan(api, member, (*path, name), seen, out)
+    # A list whose items the document describes for one case only (x-erc20-items: the transfers of an ERC-20
+    # contract) is read as that case: an object of another kind shows none of the members compared.
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else schema.get("x-erc20-items")
+    if isinstance(items, dict):
+        _plan(api, items, (*path, "[]"), seen, out)
+    if isinstance(schema.get("additionalProperties"), dict):
+        _plan(api, schema["additionalProperties"], (*path, "{}"), seen, out)
+
+
+@cache
+def plan(api: str, root: str) -> tuple[tuple[tuple[Step, ...], str], ...]:
+    """(path, component) of every named schema reachable from `root`: a response schema's JSON text key (see
+    `response_root`), so that the plan of an operation is worked out once."""
+    import json
+
+    out: list[tuple[tuple[Step, ...], str]] = []
+    _plan(api, json.loads(root), (), (), out)
+    # one entry per (path, component): a component reached through two parts of a oneOf is read once
+    return tuple(dict.fromkeys(out))
+
+
+def response_root(schema: Any) -> str:
+    import json
+
+    return json.dumps(schema, sort_keys=True)
+
+
+def _follow(value: Any, steps: tuple[Step, ...], pointer: str) -> Iterator[tuple[str, Any]]:
+    if not steps:
+        yield pointer, value
+        return
+    step, rest = steps[0], steps[1:]
+    if step == "[]":
+        if isinstance(value, list):
+            for index, element in enumerate(value):
+                yield from _follow(element, rest, f"{pointer}/{index}")
+    elif step == "{}":
+        if isinstance(value, dict):
+            for key, element in value.items():
+                yield from _follow(element, rest, f"{pointer}/{_escape(str(key))}")
+    elif isinstance(value, dict) and step in value:
+        yield from _follow(value[step], rest, f"{pointer}/{step}")
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(part: str) -> str:
+    return part.replace("~1", "/").replace("~0", "~")
+
+
+def instances(api: str, schema: Any, answer: Any, components: tuple[str, ...] | None = None,
+              ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(component, JSON pointer, object) of every object of a named schema in `answer` (only of `components`)."""
+    for path, component in plan(api, response_root(schema)):
+        if components is not None and component not in components:
+            continue
+        for pointer, found in _follow(answer, path, ""):
+            if isinstance(found, dict):
+                yield component, pointer or "/", found
+
+
+def without(api: str, schema: Any, answer: Any, components: tuple[str, ...]) -> Any:
+    """`answer` with every object of `components` replaced by null: what a projection onto them leaves alone."""
+    import copy
+
+    pointers = sorted((pointer for _, pointer, _ in instances(api, schema, answer, components)),
+                      key=len, reverse=True)
+    if not pointers:
+        return answer
+    out = copy.deepcopy(answer)
+    for pointer in pointers:
+        if pointer == "/":
+            return None
+        parts = [_unescape(part) for part in pointer.split("/")[1:]]
+        parent: Any = out
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent.get(part)
+            if parent is None:
+                break
+        else:
+            if isinstance(parent, list):
+                parent[int(parts[-1])] = None
+            elif isinstance(parent, dict):
+                parent[parts[-1]] = None
+    return out

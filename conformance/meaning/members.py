@@ -1,0 +1,129 @@
+"""Reading a declared member from an item, and comparing values the way a declaration says they compare.
+
+A member path is dotted (`asset.assetId`, `from.address`); `[]` steps into every element of an array
+(`addresses[]`) and `{}` into every key of an object (`loggerLevels{}`). A declaration may name several paths: the
+values of all of them count (`[from.address, to.address]`: a transfer from or to the address). A member that is
+absent or null has no value: a check never judges an item by a member it does not show.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+_STEP = re.compile(r"([^.\[\]{}]+)|(\[\])|(\{\})")
+
+
+def _steps(path: str) -> list[str]:
+    return [name or array or keys for name, array, keys in _STEP.findall(path)]
+
+
+def _walk(value: Any, steps: Sequence[str]) -> Iterator[Any]:
+    if not steps:
+        if value is not None:
+            yield value
+        return
+    step, rest = steps[0], steps[1:]
+    if step == "[]":
+        if isinstance(value, list):
+            for element in value:
+                yield from _walk(element, rest)
+    elif step == "{}":
+        if isinstance(value, dict):
+            for key in value:
+                yield from _walk(key, rest)
+    elif isinstance(value, dict) and step in value:
+        yield from _walk(value[step], rest)
+
+
+def paths_of(member: str | Sequence[str] | None) -> list[str]:
+    if member is None:
+        return []
+    return [member] if isinstance(member, str) else list(member)
+
+
+def values(item: Any, member: str | Sequence[str] | None) -> list[Any]:
+    """Every value of `member` (or of each of its paths) in `item`, nulls left out."""
+    return [found for path in paths_of(member) for found in _walk(item, _steps(path))]
+
+
+def first(item: Any, member: str | Sequence[str] | None) -> Any:
+    found = values(item, member)
+    return found[0] if found else None
+
+
+def number(value: Any) -> int | float | None:
+    """A number from a JSON number, a decimal string or a 0x hex string; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text, 16) if text[:2].lower() == "0x" else int(text)
+        except ValueError:
+            try:
+                return float(text)
+            except ValueError:
+                return None
+    return None
+
+
+class Normaliser:
+    """How values of one declaration compare: exactly, without case, without an optional prefix, as numbers."""
+
+    def __init__(self, *, case: str = "exact", prefixes: Iterable[str] = (), numeric: bool = False) -> None:
+        self.insensitive = case == "insensitive"
+        self.prefixes = tuple(prefixes)
+        self.numeric = numeric
+
+    def __call__(self, value: Any) -> Any:
+        if self.numeric:
+            found = number(value)
+            if found is not None:
+                return found
+        if isinstance(value, str):
+            text = value
+            for prefix in self.prefixes:
+                if text.startswith(prefix) and len(text) > len(prefix):
+                    text = text[len(prefix):]
+                    break
+            return text.lower() if self.insensitive else text
+        return value
+
+
+def names(value: Any, wanted: str, normalise: Normaliser) -> bool:
+    """Whether `wanted` appears in `value` as a string or inside one, at any depth: how an item names an address or
+    an ID wherever the document lets it stand."""
+    if isinstance(value, str):
+        return normalise(wanted) in normalise(value) if isinstance(normalise(value), str) else False
+    if isinstance(value, dict):
+        return any(names(member, wanted, normalise) for member in value.values())
+    if isinstance(value, list):
+        return any(names(member, wanted, normalise) for member in value)
+    return False
+
+
+def falsy(value: Any) -> bool:
+    """A member that says "none": absent, null, false, zero, an empty string, array or object."""
+    return value in (None, False, 0, "", [], {})
+
+
+def canonical(value: Any) -> Any:
+    """A value as two answers that mean the same thing both give it: numbers and decimal strings alike, hex
+    without case, and objects and arrays member by member. How one object is compared across answers, so that a
+    difference of form alone (a number written as a string) is left to the shape rules."""
+    if isinstance(value, Mapping):
+        return {key: canonical(member) for key, member in value.items() if member is not None}
+    if isinstance(value, list):
+        return [canonical(member) for member in value]
+    if isinstance(value, str):
+        found = number(value) if value[:2].lower() == "0x" or value.lstrip("-").replace(".", "", 1).isdigit() \
+            else None
+        if found is not None:
+            return found
+        return value.lower() if value[:2].lower() == "0x" else value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

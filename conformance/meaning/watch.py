@@ -1,0 +1,264 @@
+"""Every answer of a run judged against the declared invariants, identities and chronologies, as it arrives.
+
+The watch is a listener of the run's HTTP session: it reads each documented answer once, finds the objects of the
+schemas that declare something, and records, in the ledger of the test whose request brought the answer, a held
+check or a violation of the declaration's rule. A violation never stops the test that happened to see it; that
+test reports it at its end, under the declaration's rule.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from conformance import evidence
+from conformance.clients.http import SECRET_PLACEHOLDER, Exchange
+from conformance.errors import Violation
+from conformance.meaning import identities, instances, invariants, members
+from conformance.meaning.answers import Answer, answer_of
+from conformance.meaning.declarations import Declaration, of_kind
+from conformance.rules import load_catalogue
+
+#: Objects of one answer compared with the identity map at most (every invariant is still judged on each).
+MAX_COMPARED = 1000
+#: Requests the watch may send in a run to ask an answer again before calling a disagreement a deviation.
+MAX_RESENT = 60
+
+
+class Watch:
+    """Judges each answer; `record` is the HttpSession listener."""
+
+    def __init__(self, resend: Callable[[Exchange], Exchange] | None = None) -> None:
+        self.map = identities.IdentityMap()
+        self._resend = resend
+        self._resent = 0
+        self._local = threading.local()
+        self._canonical: Callable[[str, str, Any], Any] = lambda api, name, value: value
+        self._writes = {d.subject for d in of_kind("write")}
+
+    def listen(self, session: Any) -> None:
+        """Judges every exchange of `session`, asking it again for an answer that disagrees with an earlier one."""
+        self._resend = resender(session)
+        session.listeners.append(self.record)
+
+    def spell(self, canonical: Callable[[str, str, Any], Any]) -> None:
+        """How scope values are read (through the API's spelling tables, once identifiers are discovered)."""
+        self._canonical = canonical
+
+    def record(self, exchange: Exchange) -> None:
+        if getattr(self._local, "asking", False):
+            return
+        answer = answer_of(exchange)
+        if answer is None:
+            return
+        wanted = components(answer.api)
+        if not wanted:
+            return
+        found = list(instances.instances(answer.api, answer.schema, answer.value, wanted))
+        if not found:
+            return
+        self._invariants(answer, found)
+        self._identities(answer, found)
+
+    # Invariants --------------------------------------------------------------------------------------------------
+
+    def _invariants(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]]) -> None:
+        broken: dict[str, list[str]] = {}
+        held: set[str] = set()
+        by_rule: dict[str, Declaration] = {}
+        for component, pointer, instance in found:
+            for invariant, ok in invariants.judged(answer.api, component, instance, answer.params):
+                rule = invariant.declaration.rule
+                by_rule[rule] = invariant.declaration
+                if ok:
+                    held.add(rule)
+                else:
+                    broken.setdefault(rule, []).append(f"{pointer}: {_shown(instance, invariant.declaration)}")
+        for rule in held - set(broken):
+            evidence.held(rule, answer.exchange)
+        for rule, where in broken.items():
+            declaration = by_rule[rule]
+            _breach(rule, f"{answer.subject} answers {len(where)} {declaration.subject} object(s) that break "
+                          f"{declaration.get('holds')}", expected=declaration.get("holds"),
+                    received="; ".join(where[:3]), exchange=answer.exchange)
+
+    # Identities and chronologies -----------------------------------------------------------------------------------
+
+    def _identities(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]]) -> None:
+        declared = identities.by_component(answer.api)
+        ordered = identities.chronologies(answer.api)
+        newest = _newest(answer, found, declared)
+        compared = 0
+        for component, _, instance in found:
+            for identity in declared.get(component, ()):
+                if compared >= MAX_COMPARED:
+                    break
+                if id(instance) in newest.get(identity.declaration.id, ()):
+                    continue   # the newest point of an answer may still change
+                scope = identities.scope_of(identity.declaration, answer.params,
+                                            lambda name, value: self._canonical(answer.api, name, value))
+                key = identity.key(instance, scope)
+                if key is None:
+                    continue
+                compared += 1
+                self._compare(answer, identity, key, instance)
+            for declaration in ordered.get(component, ()):
+                scope = identities.scope_of(declaration, answer.params,
+                                            lambda name, value: self._canonical(answer.api, name, value))
+                self._order(answer, declaration, scope, instance)
+
+    def _compare(self, answer: Answer, identity: identities.Identity, key: tuple[Any, ...],
+                 instance: dict[str, Any]) -> None:
+        outcome = self.map.see(identity, key, instance, answer.exchange)
+        rule = identity.declaration.rule
+        if outcome is False:
+            return
+        if outcome is True:
+            evidence.held(rule, answer.exchange)
+            return
+        assert isinstance(outcome, identities.Disagreement)
+        again = self._ask_again(outcome.earlier, identity, key)
+        if again is not None and not _differs(identity, again, instance):
+            # the earlier answer was odd, or the object changed since: what is seen now stands
+            self.map.replace(identity, key, instance, answer.exchange)
+            evidence.held(rule, answer.exchange)
+            return
+        later = self._ask_again(answer.exchange, identity, key)
+        if later is not None and again is not None and not _differs(identity, again, later):
+            evidence.held(rule, answer.exchange)   # this answer was the odd one
+            return
+        earlier = outcome.earlier
+        what = identity.declaration.get("kind")
+        _breach(rule, f"one {what} ({_key_text(key)}) is answered differently by two requests",
+                expected=f"as #{earlier.number} {earlier.method} {earlier.url} showed it: "
+                         + "; ".join(f"{name} = {was}" for name, (was, _) in outcome.differing.items()),
+                received=f"#{answer.exchange.number} shows "
+                         + "; ".join(f"{name} = {now}" for name, (_, now) in outcome.differing.items()),
+                exchange=answer.exchange)
+
+    def _order(self, answer: Answer, declaration: Declaration, scope: tuple[Any, ...],
+               instance: dict[str, Any]) -> None:
+        placed = self.map.place(declaration, scope, instance, answer.exchange.number)
+        if placed is None:
+            return
+        if placed is True:
+            evidence.held(declaration.rule, answer.exchange)
+            return
+        assert isinstance(placed, tuple)
+        first, second = placed
+        by, then = declaration.get("by"), declaration.get("then")
+        _breach(declaration.rule, f"a {declaration.get('kind')} with a larger {by} has an earlier {then}",
+                expected=f"{then} never decreasing as {by} grows",
+                received=f"{by} {first[0]:g} has {then} {first[1]:g} (exchange #{first[2]}), {by} {second[0]:g} "
+                         f"has {then} {second[1]:g} (exchange #{second[2]})", exchange=answer.exchange)
+
+    def _ask_again(self, exchange: Exchange, identity: identities.Identity, key: tuple[Any, ...],
+                   ) -> dict[str, Any] | None:
+        """The object as the same request answers it now; None when it cannot be asked again."""
+        if self._resend is None or self._resent >= MAX_RESENT or not _rereadable(exchange, self._writes):
+            return None
+        self._resent += 1
+        self._local.asking = True
+        try:
+            fresh = self._resend(exchange)
+        except Exception:   # the target did not answer again: nothing is decided on it
+            return None
+        finally:
+            self._local.asking = False
+        answer = answer_of(fresh)
+        if answer is None:
+            return None
+        for _, _, instance in instances.instances(answer.api, answer.schema, answer.value,
+                                                  (identity.declaration.subject,)):
+            scope = key[1]
+            if identity.key(instance, scope) == key:
+                return instance
+        return None
+
+
+def resender(session: Any) -> Callable[[Exchange], Exchange]:
+    """Sends an exchange's request again through `session`, its secret headers filled in by the session."""
+    def again(exchange: Exchange) -> Exchange:
+        headers = {k: v for k, v in exchange.request_headers.items() if v != SECRET_PLACEHOLDER}
+        secret = len(headers) != len(exchange.request_headers)
+        return session.request(exchange.method, exchange.url, headers=headers, body=exchange.request_body,
+                               secret=secret)
+    return again
+
+
+def components(api: str) -> tuple[str, ...]:
+    """The schemas of an API that declare an invariant, an identity or a chronology."""
+    return _components(api)
+
+
+def _components(api: str) -> tuple[str, ...]:
+    cached = _COMPONENTS.get(api)
+    if cached is None:
+        cached = _COMPONENTS[api] = tuple(sorted(
+            set(invariants.by_component(api)) | set(identities.by_component(api))
+            | set(identities.chronologies(api))))
+    return cached
+
+
+_COMPONENTS: dict[str, tuple[str, ...]] = {}
+
+
+def _rereadable(exchange: Exchange, writes: set[str]) -> bool:
+    answer_method = None
+    if exchange.request_body and exchange.request_body[:1] == b"{":
+        import json
+
+        try:
+            answer_method = json.loads(exchange.request_body).get("method")
+        except (ValueError, AttributeError):
+            return False
+    return answer_method not in writes
+
+
+def _differs(identity: identities.Identity, one: dict[str, Any], other: dict[str, Any]) -> bool:
+    a, b = identity.compared(one), identity.compared(other)
+    return any(a[name][0] != b[name][0] for name in set(a) & set(b))
+
+
+def _newest(answer: Answer, found: list[tuple[str, str, dict[str, Any]]],
+            declared: dict[str, tuple[identities.Identity, ...]]) -> dict[str, set[int]]:
+    """Per identity declaring `except: newest`, the object(s) of this answer with the largest key (the latest
+    point of a series, which the documents say may still change)."""
+    out: dict[str, set[int]] = {}
+    for component in {component for component, _, _ in found}:
+        for identity in declared.get(component, ()):
+            if identity.declaration.get("except") == "newest":
+                out.setdefault(identity.declaration.id, set())
+    for declaration_id in out:
+        candidates = [(members.number(members.first(instance, _key_member(declared, declaration_id))), instance)
+                      for component, _, instance in found]
+        numbers = [value for value, _ in candidates if value is not None]
+        if numbers:
+            top = max(numbers)
+            out[declaration_id] = {id(instance) for value, instance in candidates if value == top}
+    return out
+
+
+def _key_member(declared: dict[str, tuple[identities.Identity, ...]], declaration_id: str) -> str:
+    for found in declared.values():
+        for identity in found:
+            if identity.declaration.id == declaration_id:
+                return members.paths_of(identity.declaration.get("key"))[0]
+    return "timestamp"
+
+
+def _key_text(key: tuple[Any, ...]) -> str:
+    return ", ".join(str(part) for part in key[2:])
+
+
+def _shown(instance: dict[str, Any], declaration: Declaration) -> str:
+    names = [n for n in members.paths_of(declaration.get("when")) or list(instance)[:3]]
+    return ", ".join(f"{name} = {str(members.first(instance, name))[:60]}" for name in names)
+
+
+def _breach(rule_id: str, summary: str, *, expected: str, received: str, exchange: Exchange) -> None:
+    """Records a violation in the running test's ledger without stopping the test."""
+    rule = load_catalogue()[rule_id]
+    if not rule.gating:
+        return
+    evidence.broke(Violation(rule, summary, expected=expected, received=received, exchange=exchange), exchange)
