@@ -44,6 +44,8 @@ class Ledger:
     exchanges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: The latest exchange the test completed: what a check that names none judged.
     latest: dict[str, Any] | None = None
+    #: (declaration, aspect, operation) of each declared relation a check of it verified, not yet reported.
+    verified: set[tuple[str, str, str]] = field(default_factory=set)
 
     def hold(self, rule_id: str, exchange: Exchange | None = None) -> None:
         self.held[rule_id] += 1
@@ -72,6 +74,11 @@ class Ledger:
                 return
             kept.remove(next(seen for seen in reversed(kept) if seen["check"] == "held"))
         kept.append({**ref, "check": check})
+
+    def take_verified(self) -> set[tuple[str, str, str]]:
+        """The verification marks gathered since the last call; they are reported once."""
+        taken, self.verified = self.verified, set()
+        return taken
 
     def take_exchanges(self) -> dict[str, list[dict[str, Any]]]:
         """The exchanges kept since the last call, by rule; they are reported once."""
@@ -116,6 +123,14 @@ def saw(exchange: Exchange) -> None:
     ledger = _LEDGER.get()
     if ledger is not None:
         ledger.saw(exchange)
+
+
+def verified(declaration: str, aspect: str, operation: str) -> None:
+    """A check of a declared relation (`declaration`, as conformance.meaning names it) held for `operation`: one
+    `aspect` of it (held, later page, kept, compared, …) is verified, for the coverage of declared effects."""
+    ledger = _LEDGER.get()
+    if ledger is not None:
+        ledger.verified.add((declaration, aspect, operation))
 
 
 def blocked_by(rule_id: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from conformance import evidence
 from conformance.checks import check, fail, held
 from conformance.clients.http import Exchange
 from conformance.meaning import members
@@ -16,6 +17,20 @@ from conformance.meaning.declarations import Declaration
 from conformance.meaning.members import Normaliser
 
 Page = tuple[Exchange, list[Any]]
+
+
+def verified(effect: Declaration, aspect: str = "held") -> None:
+    """One aspect of the declaration is verified (for the coverage of declared effects)."""
+    from conformance.meaning.declarations import _operation_name
+
+    evidence.verified(effect.id, aspect, _operation_name(effect))
+
+
+def _pages_verified(effect: Declaration, judged_pages: list[int]) -> None:
+    if judged_pages:
+        verified(effect)
+    if any(number > 1 for number in judged_pages):
+        verified(effect, "later page")
 
 
 def normaliser(effect: Declaration, prefixes: Sequence[str] = ()) -> Normaliser:
@@ -53,6 +68,7 @@ def matches(effect: Declaration, item: Any, value: Any, normalise: Normaliser) -
 def assert_filter_on_every_page(effect: Declaration, pages: list[Page], value: Any, normalise: Normaliser) -> int:
     """Every item of every page is one the filter keeps for `value`; returns how many items were judged."""
     judged = 0
+    judged_pages = []
     for number, (exchange, items) in enumerate(pages, 1):
         verdicts = [(item, matches(effect, item, value, normalise)) for item in items if isinstance(item, dict)]
         wrong = [shown(effect, item) for item, ok in verdicts if ok is False]
@@ -61,6 +77,9 @@ def assert_filter_on_every_page(effect: Declaration, pages: list[Page], value: A
         check(not wrong, effect.rule, f"{effect.subject} with {effect.name}={value!r} returns items it does not "
               f"name{where}", expected=f"only items whose {describe(effect)} {value!r}",
               received=f"{len(wrong)} other items, e.g. {wrong[:3]}", exchange=exchange)
+        if any(ok is not None for _, ok in verdicts):
+            judged_pages.append(number)
+    _pages_verified(effect, judged_pages)
     return judged
 
 
@@ -85,6 +104,7 @@ def assert_items_kept(effect: Declaration, pages: list[Page], key: Callable[[Any
     missing = [key(item) for item in wanted if key(item) not in kept]
     if not missing:
         held(rule, pages[0][0])
+        verified(effect, "kept")
         return
     if complete:
         fail(rule, f"{effect.subject} with {effect.name}={value!r} leaves out an item it names",
@@ -113,6 +133,7 @@ def assert_bound_on_every_page(effect: Declaration, pages: list[Page], bound: An
                                sent: dict[str, Any]) -> int:
     """No item of any page lies beyond the bound (on it, when the bound is exclusive)."""
     judged = 0
+    judged_pages = []
     side, inclusive = effect.get("side"), effect.get("inclusive")
     for number, (exchange, items) in enumerate(pages, 1):
         found = [value for item in items
@@ -124,6 +145,9 @@ def assert_bound_on_every_page(effect: Declaration, pages: list[Page], bound: An
               expected=f"{effect.get('member')} {'>=' if side == 'lower' else '<='}"
                        f"{'' if inclusive is not False else ' (exclusive)'} {bound}",
               received=f"{sorted(wrong)[:5]}", exchange=exchange)
+        if found:
+            judged_pages.append(number)
+    _pages_verified(effect, judged_pages)
     return judged
 
 
@@ -137,6 +161,7 @@ def assert_presence(effect: Declaration, pages: list[Page], key: Callable[[Any],
     found = any(key(other) == key(item) for _, items in pages for other in items)
     if found == present:
         held(rule, pages[0][0])
+        verified(effect, "at the bound")
         return
     if not found and not decided:
         return
@@ -169,14 +194,18 @@ def assert_labels_on_every_page(effect: Declaration, labelled: list[tuple[Exchan
                                 value: Any, normalise: Callable[[Any], Any]) -> int:
     """Every object of the declared components names the value sent in its member, on every page."""
     judged = 0
+    judged_pages = []
     for number, (exchange, found) in enumerate(labelled, 1):
         present = [(pointer, label) for pointer, label in found if label is not None]
         judged += len(present)
+        if present:
+            judged_pages.append(number)
         wrong = [(pointer, label) for pointer, label in present if normalise(label) != normalise(value)]
         where = f" on page {number} of a walk" if number > 1 else ""
         check(not wrong, effect.rule, f"{effect.subject} with {effect.name}={value!r} answers objects that name "
               f"another {effect.name}{where}", expected=f"{effect.get('member')} naming {value!r}",
               received="; ".join(f"{p} = {v!r}" for p, v in wrong[:4]), exchange=exchange)
+    _pages_verified(effect, judged_pages)
     return judged
 
 
@@ -185,6 +214,7 @@ def assert_same_answer(effect: Declaration, agreed: bool, first: Any, second: An
     """Two requests the declaration says are one (a default sent and omitted, two spellings) answered alike."""
     check(agreed, effect.rule, f"{effect.subject}: {what} answer differently",
           expected=f"the same answer: {str(first)[:300]}", received=str(second)[:300], exchange=exchange)
+    verified(effect)
 
 
 def assert_superset(effect: Declaration, more: list[Any], fewer: list[Any], *, exchange: Exchange,
@@ -194,6 +224,7 @@ def assert_superset(effect: Declaration, more: list[Any], fewer: list[Any], *, e
     check(not missing, effect.rule, f"{effect.subject} with {effect.name}={values[0]!r} drops items that "
           f"{effect.name}={values[1]!r} returns", expected=f"every item of {effect.name}={values[1]!r} too",
           received=f"{len(missing)} missing, e.g. {missing[:3]}", exchange=exchange)
+    verified(effect)
 
 
 def assert_pages_agree(effect: Declaration, pages: list[Page], whole: dict[str, Any], key: Callable[[Any], str],
@@ -201,16 +232,19 @@ def assert_pages_agree(effect: Declaration, pages: list[Page], whole: dict[str, 
     """An item on any page of a walk is the item one larger page with the same parameters shows: a parameter that
     holds for the first page holds for the next."""
     compared = 0
+    judged_pages = []
     for number, (exchange, items) in enumerate(pages, 1):
         for item in items:
             other = whole.get(key(item))
             if other is None:
                 continue
             compared += 1
+            judged_pages.append(number)
             if value(item) != value(other):
                 fail(effect.rule, f"{effect.subject} with {sent} answers page {number} of a walk unlike one larger "
                      f"page", expected=f"{str(value(other))[:300]}", received=str(value(item))[:300],
                      exchange=exchange)
     if compared:
         held(effect.rule, pages[-1][0])
+    _pages_verified(effect, judged_pages)
     return compared

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.coverage.items import DIMENSIONS
+from conformance.coverage.items import REPORTED as DIMENSIONS
 
 
 def below(coverage: dict[str, Any], minimum: float) -> list[tuple[str, str, float]]:

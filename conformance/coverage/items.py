@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: What the exchanges of a run show of each document (counted as they arrive, conformance.coverage.recorder).
 DIMENSIONS = ("operations", "parameters", "keywords", "examples", "responses", "response_keywords")
+#: Every dimension of a report: those, and the declared effects and relations checks verified (coverage.effects).
+REPORTED = (*DIMENSIONS, "effects")
 STATES = ("covered", "partial", "not_reached", "unreachable")
 #: The sides one observation credits.
 VALID, INVALID, REACHED = "valid", "invalid", "reached"

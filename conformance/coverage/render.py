@@ -4,10 +4,11 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from conformance.coverage.items import DIMENSIONS, STATES
+from conformance.coverage.items import REPORTED as DIMENSIONS, STATES
 
 LABELS = {"operations": "operations", "parameters": "parameters", "keywords": "keywords", "examples": "examples",
-          "responses": "documented responses", "response_keywords": "response keywords"}
+          "responses": "documented responses", "response_keywords": "response keywords",
+          "effects": "declared effects"}
 
 
 def cell(figures: dict[str, Any]) -> str:

@@ -20,8 +20,10 @@ from conformance import specs
 DOCUMENTS = {"data": "2-data-api.md", "metrics": "3-metrics-api.md", "admin": "1-node-jsonrpc-apis.md",
              "index": "1-node-jsonrpc-apis.md", "evm": "1-node-jsonrpc-apis.md",
              "validators": "1-node-jsonrpc-apis.md"}
-#: Effects that decide nothing: the documents leave the parameter's effect open, or it only carries a request.
-UNCHECKED = ("open", "paging")
+#: Effects that decide nothing by themselves: the documents leave the parameter's effect open, it carries paging
+#: (the pagination rules' own tests judge it on every list route), or it selects the subject other declarations
+#: (labels, identities, writes) are about.
+UNCHECKED = ("open", "paging", "selector")
 #: A request body member is declared under this prefix (`body.addresses`).
 BODY = "body."
 
@@ -143,20 +145,40 @@ def spellings(api: str) -> dict[str, Any]:
 
 def generated_rules() -> list[dict[str, Any]]:
     """Catalogue entries of the declarations that bring their own rule (they carry a `title`), in the catalogue's
-    own form; a rule several declarations share is written by the first."""
+    own form; a rule several declarations share is written by the first, and applies to the operations or methods
+    of all of them. A write brings the rule of what it must leave alone (`leaves`)."""
     out: dict[str, dict[str, Any]] = {}
+    subjects: dict[str, list[str]] = {}
     for declaration in all_declarations():
         spec = declaration.spec
-        if "title" not in spec or declaration.rule in out:
+        brought = spec.get("leaves", declaration.rule) if declaration.kind == "write" else declaration.rule
+        for rule in {declaration.rule, brought}:
+            subjects.setdefault(rule, []).append(_operation_name(declaration))
+        if "title" not in spec or brought in out:
             continue
-        out[declaration.rule] = {
-            "id": declaration.rule, "title": spec["title"], "api": declaration.api,
-            "level": spec.get("level", "must"),
+        out[brought] = {
+            "id": brought, "title": spec["title"], "api": declaration.api, "level": spec.get("level", "must"),
             "source": {"doc": DOCUMENTS[declaration.api], "section": spec["section"]},
             "quote": declaration.quote,
             **({"standard": spec["standard"]} if "standard" in spec else {}),
         }
+    for rule, entry in out.items():
+        entry["applies_to"] = list(dict.fromkeys(name for name in subjects[rule] if name))
     return list(out.values())
+
+
+def _operation_name(declaration: Declaration) -> str:
+    """The operation an effect or a write is declared on, as the catalogue's `applies_to` names it (a JSON-RPC
+    method, or a REST `VERB /template`); none for a declaration on a schema."""
+    if declaration.kind in ("invariant", "identity", "chronology"):
+        return ""
+    if declaration.api not in specs.REST_APIS:
+        return declaration.subject
+    for template, item in specs.openapi(declaration.api)["paths"].items():
+        for verb, operation in item.items():
+            if isinstance(operation, dict) and operation.get("operationId") == declaration.subject:
+                return f"{verb.upper()} {template}"
+    return ""
 
 
 def vocabulary() -> dict[str, Any]:

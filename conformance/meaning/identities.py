@@ -38,10 +38,13 @@ def _fingerprint(value: Any) -> tuple[str, str]:
 
 @dataclass
 class Seen:
-    """An object as first seen: each compared member's fingerprint, and the exchange that showed it."""
+    """An object as first seen: each compared member's fingerprint, the exchange that showed it, and the operation
+    and request parameters of that answer (a disagreement is charged by what differs between the two requests)."""
 
     members: dict[str, tuple[str, str]]
     exchange: Any   # the Exchange (kept to ask again, and to name in a report)
+    subject: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class Disagreement:
     declaration: Declaration
     key: tuple[Any, ...]
     differing: dict[str, tuple[str, str]]    # member -> (first seen, seen now)
-    earlier: Any                              # the earlier exchange
+    earlier: Seen
     later: Any
 
 
@@ -123,8 +126,8 @@ class IdentityMap:
     orders: dict[tuple[Any, ...], list[tuple[float, float, int]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def see(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any
-            ) -> Disagreement | bool:
+    def see(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any,
+            subject: str = "", params: dict[str, Any] | None = None) -> Disagreement | bool:
         """Records or compares one sighting: False for a first sighting, True when it agrees, else the
         disagreement (the map keeps the first sighting until it is replaced)."""
         now = identity.compared(instance)
@@ -132,7 +135,7 @@ class IdentityMap:
             seen = self.objects.get(key)
             if seen is None:
                 if len(self.objects) < MAX_OBJECTS:
-                    self.objects[key] = Seen(now, exchange)
+                    self.objects[key] = Seen(now, exchange, subject, dict(params or {}))
                 return False
             if seen.exchange is exchange:
                 return False   # the same answer read twice
@@ -140,18 +143,19 @@ class IdentityMap:
                          if name in seen.members and seen.members[name][0] != digest}
             if not differing:
                 return True
-            return Disagreement(identity.declaration, key, differing, seen.exchange, exchange)
+            return Disagreement(identity.declaration, key, differing, seen, exchange)
 
-    def replace(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any) -> None:
+    def replace(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any,
+                subject: str = "", params: dict[str, Any] | None = None) -> None:
         with self.lock:
-            self.objects[key] = Seen(identity.compared(instance), exchange)
+            self.objects[key] = Seen(identity.compared(instance), exchange, subject, dict(params or {}))
 
     def place(self, declaration: Declaration, scope: tuple[Any, ...], instance: dict[str, Any], number: int,
               ) -> tuple[tuple[float, float, int], tuple[float, float, int]] | None | bool:
         """Places an object in its chronology: None when it shows neither member as a number, True when it keeps
         the order with its neighbours, else (its neighbour, itself) for the pair out of order."""
         by = members.number(members.first(instance, declaration.get("by")))
-        then = members.number(members.first(instance, declaration.get("then")))
+        then = members.instant(members.first(instance, declaration.get("then")))
         if by is None or then is None:
             return None
         entry = (float(by), float(then), number)
@@ -170,6 +174,42 @@ class IdentityMap:
         if after is not None and after[1] < entry[1]:
             return entry, after
         return True
+
+
+def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any]) -> str:
+    """The rule a disagreement between two answers is charged to, by what differs between their requests: a
+    parameter spelled two ways (an alias and the ID it stands for) is that spelling's rule; a route compared with
+    the declared witness route is that route's own rule (`rules`); anything else is the identity's rule."""
+    from conformance.meaning.declarations import effects
+
+    declaration = disagreement.declaration
+    earlier = disagreement.earlier
+    for name in members.paths_of(declaration.get("scope")):
+        if earlier.params.get(name) != params.get(name):
+            for effect in effects(declaration.api, kind="spelling"):
+                if effect.name == name and effect.subject in (subject, earlier.subject):
+                    return effect.rule
+    for name, rule in (declaration.get("by_difference") or {}).items():
+        if earlier.params.get(name) != params.get(name):
+            return str(rule)
+    rules = declaration.get("rules") or {}
+    witness = declaration.get("witness")
+    if witness in (subject, earlier.subject):
+        other = earlier.subject if subject == witness else subject
+        if other in rules:
+            return str(rules[other])
+    return declaration.rule
+
+
+def witness_rule(declaration: Declaration, earlier: Seen, subject: str, *, earlier_agrees: bool,
+                 later_agrees: bool) -> str | None:
+    """The rule of the route the declared witness route contradicts, when exactly one of the two does."""
+    rules = declaration.get("rules") or {}
+    if earlier_agrees and not later_agrees:
+        return rules.get(subject)
+    if later_agrees and not earlier_agrees:
+        return rules.get(earlier.subject)
+    return None
 
 
 def scope_of(declaration: Declaration, params: dict[str, Any], canonical: Callable[[str, Any], Any]

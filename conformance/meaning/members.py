@@ -1,7 +1,8 @@
 """Reading a declared member from an item, and comparing values the way a declaration says they compare.
 
 A member path is dotted (`asset.assetId`, `from.address`); `[]` steps into every element of an array
-(`addresses[]`) and `{}` into every key of an object (`loggerLevels{}`). A declaration may name several paths: the
+(`addresses[]`), `{}` into every key of an object (`loggerLevels{}`) and `*` into every member's value
+(`precompiles.*.timestamp`). A declaration may name several paths: the
 values of all of them count (`[from.address, to.address]`: a transfer from or to the address). A member that is
 absent or null has no value: a check never judges an item by a member it does not show.
 """
@@ -11,11 +12,11 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-_STEP = re.compile(r"([^.\[\]{}]+)|(\[\])|(\{\})")
+_STEP = re.compile(r"([^.\[\]{}*]+)|(\[\])|(\{\})|(\*)")
 
 
 def _steps(path: str) -> list[str]:
-    return [name or array or keys for name, array, keys in _STEP.findall(path)]
+    return [name or array or keys or each for name, array, keys, each in _STEP.findall(path)]
 
 
 def _walk(value: Any, steps: Sequence[str]) -> Iterator[Any]:
@@ -32,6 +33,10 @@ def _walk(value: Any, steps: Sequence[str]) -> Iterator[Any]:
         if isinstance(value, dict):
             for key in value:
                 yield from _walk(key, rest)
+    elif step == "*":
+        if isinstance(value, dict):
+            for member in value.values():
+                yield from _walk(member, rest)
     elif isinstance(value, dict) and step in value:
         yield from _walk(value[step], rest)
 
@@ -67,6 +72,24 @@ def number(value: Any) -> int | float | None:
                 return float(text)
             except ValueError:
                 return None
+    return None
+
+
+def instant(value: Any) -> float | None:
+    """A moment as seconds: a number, or an RFC 3339 text; None for anything else."""
+    found = number(value)
+    if found is not None:
+        return float(found)
+    if isinstance(value, str) and len(value) >= 19 and value[4:5] == "-":
+        import datetime as dt
+
+        try:
+            moment = dt.datetime.fromisoformat(value.replace("z", "Z").replace("t", "T"))
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            return None
+        return moment.timestamp()
     return None
 
 

@@ -7,6 +7,7 @@ test reports it at its end, under the declaration's rule.
 """
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +32,7 @@ class Watch:
     def __init__(self, resend: Callable[[Exchange], Exchange] | None = None) -> None:
         self.map = identities.IdentityMap()
         self._resend = resend
+        self._send: Callable[[str, str, bytes], Exchange] | None = None
         self._resent = 0
         self._local = threading.local()
         self._canonical: Callable[[str, str, Any], Any] = lambda api, name, value: value
@@ -39,6 +41,8 @@ class Watch:
     def listen(self, session: Any) -> None:
         """Judges every exchange of `session`, asking it again for an answer that disagrees with an earlier one."""
         self._resend = resender(session)
+        self._send = lambda method, url, body: session.request(
+            method, url, headers={"content-type": "application/json"}, body=body)
         session.listeners.append(self.record)
 
     def spell(self, canonical: Callable[[str, str, Any], Any]) -> None:
@@ -64,18 +68,20 @@ class Watch:
 
     def _invariants(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]]) -> None:
         broken: dict[str, list[str]] = {}
-        held: set[str] = set()
+        held: dict[str, Declaration] = {}
         by_rule: dict[str, Declaration] = {}
         for component, pointer, instance in found:
             for invariant, ok in invariants.judged(answer.api, component, instance, answer.params):
                 rule = invariant.declaration.rule
                 by_rule[rule] = invariant.declaration
                 if ok:
-                    held.add(rule)
+                    held[invariant.declaration.id] = invariant.declaration
                 else:
                     broken.setdefault(rule, []).append(f"{pointer}: {_shown(instance, invariant.declaration)}")
-        for rule in held - set(broken):
-            evidence.held(rule, answer.exchange)
+        for declaration in held.values():
+            if declaration.rule not in broken:
+                evidence.held(declaration.rule, answer.exchange)
+                evidence.verified(declaration.id, "held", answer.operation)
         for rule, where in broken.items():
             declaration = by_rule[rule]
             _breach(rule, f"{answer.subject} answers {len(where)} {declaration.subject} object(s) that break "
@@ -109,25 +115,34 @@ class Watch:
 
     def _compare(self, answer: Answer, identity: identities.Identity, key: tuple[Any, ...],
                  instance: dict[str, Any]) -> None:
-        outcome = self.map.see(identity, key, instance, answer.exchange)
-        rule = identity.declaration.rule
+        outcome = self.map.see(identity, key, instance, answer.exchange, answer.subject, answer.params)
         if outcome is False:
             return
         if outcome is True:
-            evidence.held(rule, answer.exchange)
+            evidence.held(identity.declaration.rule, answer.exchange)
+            evidence.verified(identity.declaration.id, "compared", answer.operation)
             return
         assert isinstance(outcome, identities.Disagreement)
-        again = self._ask_again(outcome.earlier, identity, key)
+        rule = identities.charged_rule(outcome, answer.subject, answer.params)
+        again = self._ask_again(outcome.earlier.exchange, identity, key)
         if again is not None and not _differs(identity, again, instance):
             # the earlier answer was odd, or the object changed since: what is seen now stands
-            self.map.replace(identity, key, instance, answer.exchange)
+            self.map.replace(identity, key, instance, answer.exchange, answer.subject, answer.params)
             evidence.held(rule, answer.exchange)
             return
         later = self._ask_again(answer.exchange, identity, key)
         if later is not None and again is not None and not _differs(identity, again, later):
             evidence.held(rule, answer.exchange)   # this answer was the odd one
             return
-        earlier = outcome.earlier
+        if rule == identity.declaration.rule and identity.declaration.get("witness"):
+            witnessed = self._witness(answer, identity, key, instance)
+            if witnessed is not None:
+                rule = identities.witness_rule(
+                    identity.declaration, outcome.earlier, answer.subject,
+                    earlier_agrees=not any(witnessed.get(name, (None,))[0] != outcome.earlier.members[name][0]
+                                           for name in outcome.differing),
+                    later_agrees=not _differs(identity, instance, witnessed_instance(witnessed))) or rule
+        earlier = outcome.earlier.exchange
         what = identity.declaration.get("kind")
         _breach(rule, f"one {what} ({_key_text(key)}) is answered differently by two requests",
                 expected=f"as #{earlier.number} {earlier.method} {earlier.url} showed it: "
@@ -143,6 +158,7 @@ class Watch:
             return
         if placed is True:
             evidence.held(declaration.rule, answer.exchange)
+            evidence.verified(declaration.id, "held", answer.operation)
             return
         assert isinstance(placed, tuple)
         first, second = placed
@@ -151,6 +167,38 @@ class Watch:
                 expected=f"{then} never decreasing as {by} grows",
                 received=f"{by} {first[0]:g} has {then} {first[1]:g} (exchange #{first[2]}), {by} {second[0]:g} "
                          f"has {then} {second[1]:g} (exchange #{second[2]})", exchange=answer.exchange)
+
+    def _witness(self, answer: Answer, identity: identities.Identity, key: tuple[Any, ...],
+                 instance: dict[str, Any]) -> dict[str, tuple[str, str]] | None:
+        """The object as the declared witness method answers it (its members' fingerprints), asked on the same
+        endpoint with `witness_params` (`@member` is the object's member); None when it cannot be asked."""
+        if self._send is None or self._resent >= MAX_RESENT:
+            return None
+        params = {name: members.first(instance, value[1:]) if isinstance(value, str) and value.startswith("@")
+                  else value for name, value in identity.declaration.get("witness_params", {}).items()}
+        if "@" in str(params.values()) or any(value is None for value in params.values()):
+            return None
+        number = members.number(params.get("index"))
+        if number is not None:
+            params["index"] = int(number)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": identity.declaration.get("witness"),
+                           "params": params}).encode()
+        self._resent += 1
+        self._local.asking = True
+        try:
+            fresh = self._send("POST", answer.exchange.url, body)
+        except Exception:   # the witness did not answer: nothing is decided on it
+            return None
+        finally:
+            self._local.asking = False
+        found = answer_of(fresh)
+        if found is None:
+            return None
+        for _, _, candidate in instances.instances(found.api, found.schema, found.value,
+                                                   (identity.declaration.subject,)):
+            if identity.key(candidate, key[1]) == key:
+                return identity.compared(candidate)
+        return None
 
     def _ask_again(self, exchange: Exchange, identity: identities.Identity, key: tuple[Any, ...],
                    ) -> dict[str, Any] | None:
@@ -174,6 +222,11 @@ class Watch:
             if identity.key(instance, scope) == key:
                 return instance
         return None
+
+
+def witnessed_instance(fingerprints: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """Fingerprints stand in for an object when two are compared member by member."""
+    return {"__fingerprints__": fingerprints}
 
 
 def resender(session: Any) -> Callable[[Exchange], Exchange]:
@@ -206,8 +259,6 @@ _COMPONENTS: dict[str, tuple[str, ...]] = {}
 def _rereadable(exchange: Exchange, writes: set[str]) -> bool:
     answer_method = None
     if exchange.request_body and exchange.request_body[:1] == b"{":
-        import json
-
         try:
             answer_method = json.loads(exchange.request_body).get("method")
         except (ValueError, AttributeError):
@@ -216,7 +267,7 @@ def _rereadable(exchange: Exchange, writes: set[str]) -> bool:
 
 
 def _differs(identity: identities.Identity, one: dict[str, Any], other: dict[str, Any]) -> bool:
-    a, b = identity.compared(one), identity.compared(other)
+    a, b = (found.get("__fingerprints__") or identity.compared(found) for found in (one, other))
     return any(a[name][0] != b[name][0] for name in set(a) & set(b))
 
 

@@ -10,6 +10,7 @@ import pytest
 from conformance import __version__, evidence
 from conformance import config as conf
 from conformance.clients.http import TRIMMED, HttpSession, redacted
+from conformance.coverage import effects as effects_coverage
 from conformance.coverage.recorder import CoverageRecorder
 from conformance.meaning.watch import Watch
 from conformance.engine.interrupts import Stopping
@@ -160,7 +161,9 @@ class RunState:
                     "trimmed_bodies": TRIMMED.count, "evicted": self.memory.evicted},
             contract=contract.pinned_contract(), options=contract.run_options(target),
             har={"file": str(self.har.path), "entries": self.har.entries} if self.har is not None else None,
-            coverage=self.coverage.report(target.apis), min_coverage=target.min_coverage)
+            coverage=effects_coverage.merge(self.coverage.report(target.apis),
+                                            {mark for test in tests for mark in test.verified}),
+            min_coverage=target.min_coverage)
         # Server headers and every other text a target sent may echo its key back.
         report = redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), secrets(config))
         if history is not None:

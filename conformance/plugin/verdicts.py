@@ -18,7 +18,7 @@ from conformance.plugin import recheck, state
 from conformance.plugin.collection import rule_ids
 from conformance.reporting import outcomes
 from conformance.reporting.outcomes import (BLOCKED_KEY, EVIDENCE_KEY, EXCHANGES_KEY, OUTCOME_KEY, RULES_KEY,
-                                            VIOLATION_KEY, VIOLATIONS_KEY)
+                                            VERIFIED_KEY, VIOLATION_KEY, VIOLATIONS_KEY)
 
 
 _LEDGER = pytest.StashKey[evidence.Ledger]()
@@ -136,6 +136,9 @@ def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
     exchanges = item.stash[_LEDGER].take_exchanges()
     if exchanges:
         report.user_properties.append((EXCHANGES_KEY, json.dumps(exchanges)))
+    verified = item.stash[_LEDGER].take_verified()
+    if verified:
+        report.user_properties.append((VERIFIED_KEY, json.dumps(sorted(verified))))
     if report.skipped and item.stash[_LEDGER].blocked:
         report.user_properties.append((BLOCKED_KEY, json.dumps(item.stash[_LEDGER].blocked)))
 

@@ -16,6 +16,7 @@ EVIDENCE_KEY = "conformance_evidence"       # JSON: rule -> [checks held, checks
 FLAKY_KEY = "conformance_flaky"             # JSON: deviations a test saw once and not when it ran again
 BLOCKED_KEY = "conformance_blocked"         # JSON: rules whose reported violation kept a skipped test from running
 EXCHANGES_KEY = "conformance_exchanges"     # JSON: rule -> the exchanges its checks judged in one phase (bounded)
+VERIFIED_KEY = "conformance_verified"       # JSON: [declaration, aspect, operation] of declared relations verified
 #: Exchanges a test keeps per rule, over its phases.
 EXCHANGES_PER_TEST_RULE = 3
 
@@ -41,6 +42,7 @@ class TestOutcome:
     blocked_by: list[str] = field(default_factory=list)   # a skipped test's: the broken rules that stopped it
     flaky: list[dict[str, Any]] = field(default_factory=list)   # deviations seen once, not when it ran again
     exchanges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # rule -> exchanges that decided it
+    verified: set[tuple[str, str, str]] = field(default_factory=set)   # declared relations a check verified
 
     @property
     def broken_rules(self) -> list[str]:
@@ -89,6 +91,8 @@ class OutcomeRecorder:
                     pair = test.evidence.setdefault(rule, [0, 0])
                     pair[0] += held
                     pair[1] += broke
+            elif key == VERIFIED_KEY:
+                test.verified.update(tuple(mark) for mark in json.loads(value))
             elif key == EXCHANGES_KEY:
                 for rule, refs in json.loads(str(value)).items():
                     kept = test.exchanges.setdefault(rule, [])

@@ -199,6 +199,7 @@ def test_an_order_holds_on_every_page_and_across_pages(calls: EffectCalls, effec
                                                   what=str(effect.get("member")))
             data_pages.assert_sorted_across_pages(walk, key, descending=descending, what=str(effect.get("member")),
                                                   rule_id=effect.rule)
+            effects.verified(effect)
 
 
 @pytest.mark.parametrize("effect", cases("moment"))

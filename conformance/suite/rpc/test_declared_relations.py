@@ -1,0 +1,41 @@
+"""The relations declared on the node APIs' results: invariants among one object's members, one object seen through
+two calls, and containers and blocks in the order of time. Every answer of a run is judged against them as it
+arrives (conformance.meaning.watch); these tests make the calls each declaration names (`seen_by`), so that each
+one sees its objects, twice where it compares them."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import specs
+from conformance.meaning import declarations
+from conformance.meaning.declarations import Declaration
+from conformance.profiles import Profile
+
+RELATIONS = [d for api in specs.RPC_APIS for kind in ("invariant", "identity", "chronology")
+             for d in declarations.of_kind(kind, api) if d.get("seen_by")]
+
+
+@pytest.mark.parametrize("declaration", [pytest.param(d, marks=pytest.mark.rule(d.rule), id=d.id) for d in RELATIONS])
+def test_every_answer_keeps_the_declared_relation(request: pytest.FixtureRequest, profile: Profile,
+                                                  declaration: Declaration) -> None:
+    """The declared calls are made; the run's watch judges every object of every answer."""
+    answered = 0
+    for client in clients(request, profile, declaration):
+        for call in declaration.get("seen_by"):
+            exchange = client.call(call["method"], call["params"])
+            body: Any = exchange.json() if exchange.is_json() else None
+            answered += isinstance(body, dict) and body.get("result") is not None
+    if not answered:
+        pytest.skip(f"no call answered a {declaration.subject}")
+
+
+def clients(request: pytest.FixtureRequest, profile: Profile, declaration: Declaration) -> list[Any]:
+    if declaration.api == "index":
+        served = sorted(request.getfixturevalue("index_served"))
+        if not served:
+            pytest.skip("the Index API is not enabled on this node")
+        rpc_at = request.getfixturevalue("rpc_at")
+        return [rpc_at(path) for path in (served if profile.exhaustive else served[:1])]
+    return [request.getfixturevalue({"evm": "evm", "validators": "validators"}[declaration.api])]
