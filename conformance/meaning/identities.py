@@ -184,16 +184,19 @@ def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any
 
     declaration = disagreement.declaration
     earlier = disagreement.earlier
-    for name in members.paths_of(declaration.get("scope")):
-        if earlier.params.get(name) != params.get(name):
-            for effect in effects(declaration.api, kind="spelling"):
-                if effect.name == name and effect.subject in (subject, earlier.subject):
-                    return effect.rule
+    if earlier.subject == subject:   # one route asked with two spellings of one value
+        for name in members.paths_of(declaration.get("scope")):
+            if earlier.params.get(name) != params.get(name):
+                for effect in effects(declaration.api, kind="spelling"):
+                    if effect.name == name and effect.subject == subject:
+                        return effect.rule
     for name, rule in (declaration.get("by_difference") or {}).items():
         if earlier.params.get(name) != params.get(name):
             return str(rule)
     rules = declaration.get("rules") or {}
     witness = declaration.get("witness")
+    if earlier.subject == subject and subject in rules:   # one route answering one object two ways
+        return str(rules[subject])
     if witness in (subject, earlier.subject):
         other = earlier.subject if subject == witness else subject
         if other in rules:

@@ -181,7 +181,7 @@ class EffectCalls:
             return None
         if isinstance(value, (int, float)):
             return int(value) + 10**9
-        return reverse(str(value))
+        return members.unmatched(str(value))
 
     # Bounds -----------------------------------------------------------------------------------------------------
 
@@ -401,16 +401,6 @@ def part(effect: Declaration, value: Any) -> Any:
         core = value.split("-", 1)[-1]
         return core[2:-3]
     return value
-
-
-def reverse(value: str) -> str:
-    """A value of the same form that names nothing: the text after a prefix (`NodeID-`, `0x`, `P-`) turned back to
-    front."""
-    for sep in ("-", "0x"):
-        head, found, tail = value.partition(sep)
-        if found and tail and len(head) <= 8:
-            return head + found + tail[::-1]
-    return value[::-1]
 
 
 def respelled(value: Any, canon: Callable[[Any], Any]) -> Any:
