@@ -51,7 +51,7 @@ class Outcome:
     rules: list[str]
     outcome: str = "passed"      # passed | failed | skipped | error
     kind: str | None = None      # violation | suite-error, for failures
-    message: str = ""
+    message: str = ""            # why it failed, or why it skipped
     evidence: dict[str, list[int]] = field(default_factory=dict)   # rule -> [checks held, checks broken]
     broken: list[str] = field(default_factory=list)               # rules of its violations, headline first
 
@@ -104,6 +104,9 @@ class _Recorder:
             outcome.message = str(report.longrepr)[-3000:]
         elif report.skipped and outcome.outcome == "passed":
             outcome.outcome = "skipped"
+            # a skip's longrepr is (path, line, "Skipped: reason")
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            outcome.message = reason.removeprefix("Skipped: ")
 
 
 def run_suite(server: Target | None, selection: list[str], *extra: str,

@@ -13,6 +13,7 @@ import pytest
 from conformance.clients.http import HttpSession, Limits
 from conformance.discovery import BUDGET, Discovery, Identifiers, discover
 from conformance.reference import ReferenceServer
+from conformance.reference.faults.data import BlockchainsDescendingPagesReversed
 from conformance.specs import ALL_APIS
 from conformance.suite.data.conftest import SAMPLES
 
@@ -89,6 +90,30 @@ def test_garbage_answers_during_discovery_yield_fewer_identifiers_never_an_error
         found = crawl(faulty)
     assert "data_evm_chain_id" not in found.found and "data_p_chain_address" in found.found
     assert "listBlockchains on mainnet (no answer)" in found.missing("data_evm_chain_id")
+
+
+def test_a_chain_whose_balances_are_refused_is_never_chosen() -> None:
+    # Listed oldest first, the chains probed are ones the reference does not serve: each answers 404.
+    with ReferenceServer(faults=[BlockchainsDescendingPagesReversed()]) as faulty:
+        found = discover(HttpSession(), apis=("data",), node_url=None, data_url=faulty.url)
+    assert not {"data_evm_chain_id", "data_evm_blockchain_id", "data_evm_address"} & set(found.found), found.found
+    assert "which listBlockchains names (answered 404)" in found.missing("data_evm_chain_id")
+    assert "data_p_chain_address" in found.found
+
+
+def test_a_listing_s_deviation_fails_its_own_rules_and_no_route_discovery_read_it_for() -> None:
+    from tests.suite_runs import run_suite
+
+    fault = BlockchainsDescendingPagesReversed
+    with ReferenceServer(faults=[fault()]) as target:
+        run = run_suite(target, ["--pyargs", "conformance.suite"], "--api", "data", evm_chain=False)
+    failing = {rule for o in run.failures() for rule in o.rules} | run.broken_rules()
+    assert failing == set(fault.breaks), "\n\n".join(f"{o.nodeid}\n{o.message}" for o in run.failures())
+    # the EVM routes are not charged with the listing's deviation: they skip for want of a chain, saying why
+    evm = [o for o in run.outcomes.values() if "balances:listErc20" in o.nodeid or "listErc20Balances" in o.nodeid]
+    assert evm and all(o.outcome in ("skipped", "passed") for o in evm)
+    assert any(o.message.startswith("no EVM chain of the Data API found") or
+               o.message.startswith("no EVM address with token balances found") for o in evm), evm
 
 
 def test_the_node_logs_name_tokens_and_holders_the_data_api_did_not(server: ReferenceServer) -> None:

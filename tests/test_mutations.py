@@ -8,7 +8,7 @@ import pytest
 from conformance.reference import ReferenceServer
 from conformance.reference.faults import Fault, all_faults
 from conformance.rules import load_catalogue
-from tests.suite_runs import rule_map, run_suite
+from tests.suite_runs import SuiteRun, rule_map, run_suite
 
 FAULTS = sorted(all_faults(), key=lambda fault: fault.__name__)
 SUITE = ["--pyargs", "conformance.suite"]
@@ -37,6 +37,15 @@ def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault],
     assert not undetected, f"{fault.__name__} ({fault.summary()}) went unnoticed by the tests of {undetected}"
     suite_errors = [o.nodeid for o in run.failures() if o.kind != "violation"]
     assert not suite_errors, f"{fault.__name__} made tests error instead of fail: {suite_errors}"
+    # Nor does it break what it does not name: a check charged to another rule would blame the wrong sentence.
+    extra = run.broken_rules() - set(fault.breaks) - set(fault.also)
+    assert not extra, f"{fault.__name__} also broke rules it does not name: " + "; ".join(
+        f"{rule} by {', '.join(breakers(run, rule))}" for rule in sorted(extra))
+
+
+def breakers(run: SuiteRun, rule: str) -> list[str]:
+    """The tests in which a check of `rule` broke."""
+    return [o.nodeid for o in run.outcomes.values() if rule in o.broken or o.evidence.get(rule, [0, 0])[1]]
 
 
 def test_every_testable_required_rule_is_carried_by_a_test() -> None:

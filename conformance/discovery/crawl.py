@@ -35,10 +35,16 @@ class Crawl:
         self.budget = budget
         self.sent = 0
         self.stopped: str | None = None  # why no further request is sent
+        self.status: int | None = None   # the status of the last Data API answer (None: no answer arrived)
 
     @property
     def spent(self) -> bool:
         return self.stopped is not None or self.sent >= self.budget
+
+    @property
+    def refused(self) -> bool:
+        """Whether the last Data API request was refused (4XX): the target says it serves nothing there."""
+        return self.status is not None and 400 <= self.status < 500
 
     def _send(self, call: Any) -> Any:
         if self.spent:
@@ -60,6 +66,7 @@ class Crawl:
         method, template = route(operation_id)
         path = template.format(**values)
         exchange = self._send(lambda: client.post(path, params, body) if method == "POST" else client.get(path, params))
+        self.status = exchange.status if exchange is not None else None
         if exchange is None or exchange.status != 200 or not exchange.is_json():
             return None
         query = f"?{urlencode(params)}" if params else ""

@@ -102,10 +102,11 @@ class EvmCrawl(DataPart):
         """Picks the EVM chain the EVM routes are tested on and a funded address on it, then its tokens."""
         given_chain = self.given.get("data_evm_chain_id")
         wanted = [p for p in (given_chain, *preferred) if p]
-        ordered = [c for w in wanted for c in chains if w in (c.evm_chain_id, c.blockchain_id)]
+        vouched = [c for w in wanted for c in chains if w in (c.evm_chain_id, c.blockchain_id)]
+        ordered = list(vouched)
         if not given_chain:   # a given chain is the one tested; else any listed chain with funded addresses may be
             ordered += [c for c in chains if c not in ordered and c.wallets]
-        wallet = self._wallet(ordered[:MAX_EVM_CHAINS], given_chain)
+        wallet = self._wallet(ordered[:MAX_EVM_CHAINS], given_chain, vouched)
         chain = self.known("data_evm_chain_id") or (wanted[0] if wanted else None)
         if not chain:
             return
@@ -115,14 +116,21 @@ class EvmCrawl(DataPart):
             return
         self._tokens(chain, wallet)
 
-    def _wallet(self, chains: list[EvmChain], given_chain: str | None) -> str | None:
+    def _wallet(self, chains: list[EvmChain], given_chain: str | None, vouched: list[EvmChain]) -> str | None:
         """The first funded genesis address with ERC-20 balances; records its chain.
 
-        Without one, an address whose balances answered, else the first funded address unasked: the tests then say
-        what the routes answer for it (a broken balance route must fail its tests, not make them skip).
+        Without one, an address whose balances answered, else one whose balances were asked for and not refused (a
+        balance route that answers 500 or no JSON must fail its tests, not make them skip), else a chain the operator
+        or the node names. A chain whose balances were refused (4XX) at every address asked is never chosen: the
+        Data API says it serves no such chain, and with no chain confirmed the tests of the EVM routes skip saying
+        so, rather than fail on a chain only the listing vouched for (a listing's deviation, such as an order that
+        puts other chains first, fails the listing's own rules, not every route that would have used it).
         """
         given_wallet = self.given.get("data_evm_address")
-        fallback: tuple[EvmChain, str, str] | None = None
+        answered: tuple[EvmChain, str, str] | None = None
+        unrefused: tuple[EvmChain, str, str] | None = None
+        refusals: dict[int, list[str]] = {}     # id(chain) -> the statuses of the refusals of its balances
+        served: set[int] = set()                 # id(chain) of chains some balance request was not refused on
         probes = 0
         for chain in chains:
             addresses: list[tuple[str, str]] = [(given_wallet, "")] if given_wallet else chain.wallets[:2]
@@ -132,11 +140,21 @@ class EvmCrawl(DataPart):
                 probes += 1
                 # str() as the path template did already: a chain listed with neither ID is asked for as "None"
                 route_chain = str(given_chain or chain.chain)
+                sent = self.crawl.sent
                 answer = self.crawl.rest(self.client, "listErc20Balances", {"chainId": route_chain, "address": address},
                                          {"pageSize": plain_page_size("listErc20Balances")})
+                refused = self.crawl.refused
                 self._search(("data_evm_address", "data_erc20_contract"),
-                             f"listErc20Balances of genesis addresses on chain {route_chain}")
+                             f"listErc20Balances of genesis addresses on chain {route_chain}"
+                             + (f" (answered {self.crawl.status})" if refused else ""))
+                if refused:
+                    refusals.setdefault(id(chain), []).append(str(self.crawl.status))
+                    continue
+                if self.crawl.sent == sent:   # the crawl is spent: nothing was asked
+                    continue
+                served.add(id(chain))
                 if answer is None:
+                    unrefused = unrefused or (chain, address, at)
                     continue
                 tokens = [(p, t) for p, t in items(answer.body, "erc20TokenBalances")
                           if isinstance(t.get("address"), str) and EVM_ADDRESS.match(t["address"])]
@@ -146,14 +164,27 @@ class EvmCrawl(DataPart):
                     tokens.sort(key=lambda pt: pt[1].get("tokenReputation") == "Malicious")
                     self.erc20 = [(t["address"].lower(), answer, p + "/address") for p, t in tokens]
                     return address
-                fallback = fallback or (chain, address, at)
-        if fallback is None and chains:
-            first = chains[0]
-            fallback = (first, *first.wallets[0]) if first.wallets and not given_wallet else (first, "", "")
+                answered = answered or (chain, address, at)
+        refused_chains = [c for c in chains if id(c) in refusals and id(c) not in served]
+        fallback = answered or unrefused
+        if fallback is None:
+            # named by a second source and not refused: its IDs stand, though no address on it is confirmed
+            kept = [c for c in vouched if c not in refused_chains]
+            fallback = (kept[0], "", "") if kept else None
+        for chain in refused_chains:
+            self._refused(chain, refusals[id(chain)])
         if fallback:
             self._choose(*fallback)
             return fallback[1] or None
         return None
+
+    def _refused(self, chain: EvmChain, statuses: list[str]) -> None:
+        """Says, where the EVM identifiers are looked for, that the balance routes refused a listed chain."""
+        answered = "/".join(dict.fromkeys(statuses))
+        self._search(("data_evm_chain_id", "data_evm_blockchain_id"),
+                     f"listErc20Balances on chain {chain.chain}, which listBlockchains names (answered {answered})")
+        self.out.notes.append(f"listBlockchains names EVM chain {chain.chain}, whose balances are not served "
+                              f"(answered {answered}): it is not the EVM chain tested")
 
     def _choose(self, chain: EvmChain, address: str, at: str) -> None:
         if chain.evm_chain_id:

@@ -274,6 +274,7 @@ PROBES: dict[str, Request] = {
     "TokenSkipsAPage": None, "PagesSortedOnlyWithin": get(f"{N}/blockchains", pageSize=5),  # type: ignore[dict-item]  # no request shows it
     "AscendingOrderIgnored": get(f"{N}/blockchains", sortOrder="asc"),
     "DescendingOrderIgnored": get(f"{N}/blockchains", sortOrder="desc"),
+    "BlockchainsDescendingPagesReversed": get(f"{N}/blockchains", sortOrder="desc"),
     "UtxosSortByTimestampIgnored": utxos(sortBy="timestamp"), "UtxosSortByAmountIgnored": utxos(sortBy="amount"),
     "ValidatorsSortByTimeRemainingIgnored": get(V, sortBy="timeRemaining"),
     "ValidatorsSortByFeeIgnored": get(V, sortBy="delegationFee", subnetId=PRIMARY_NETWORK_ID),

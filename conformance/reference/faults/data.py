@@ -966,6 +966,20 @@ class DescendingOrderIgnored(_Replace):
 
 
 @register
+class BlockchainsDescendingPagesReversed(_Mutate):
+    """listBlockchains with sortOrder=desc cuts its pages newest first but lists each page's items oldest first."""
+    breaks = ("DATA-PAG-009",)
+    routes = (BLOCKCHAINS,)
+
+    def handle(self, call: RestCall, proceed: RestProceed) -> HttpReply:
+        return super().handle(call, proceed) if _query(call, "sortOrder") == "desc" else proceed(call)
+
+    def mutate(self, body: dict[str, Any]) -> None:
+        if isinstance(body.get("blockchains"), list):
+            body["blockchains"].reverse()
+
+
+@register
 class UtxosSortByTimestampIgnored(_Replace):
     """listUtxos with sortBy=timestamp sorts by amount."""
     breaks = ("DATA-PAG-010",)
