@@ -31,8 +31,13 @@ MAX_OBJECTS = 200_000
 SHOWN = 120
 
 
-def _fingerprint(value: Any) -> tuple[str, str]:
-    text = json.dumps(members.canonical(value), sort_keys=True, separators=(",", ":"), default=str)
+def _fingerprint(value: Any) -> tuple[Any, str]:
+    """What one member is compared by, and the text a report shows of it: a number or a short text is its own
+    fingerprint; anything larger, a digest of its canonical JSON."""
+    found = members.canonical(value)
+    if isinstance(found, (int, float, bool)) or isinstance(found, str) and len(found) <= SHOWN:
+        return found, str(found)
+    text = json.dumps(found, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest(), text[:SHOWN]
 
 
@@ -41,7 +46,7 @@ class Seen:
     """An object as first seen: each compared member's fingerprint, the exchange that showed it, and the operation
     and request parameters of that answer (a disagreement is charged by what differs between the two requests)."""
 
-    members: dict[str, tuple[str, str]]
+    members: dict[str, tuple[Any, str]]
     exchange: Any   # the Exchange (kept to ask again, and to name in a report)
     subject: str = ""
     params: dict[str, Any] = field(default_factory=dict)
@@ -61,7 +66,7 @@ class Identity:
             return None
         return (self.kind, scope, *(members.canonical(part) for part in parts))
 
-    def compared(self, instance: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    def compared(self, instance: dict[str, Any]) -> dict[str, tuple[Any, str]]:
         only = self.declaration.get("members")
         volatile = set(self.declaration.get("volatile", ()))
         keys = set(members.paths_of(self.declaration.get("key")))
@@ -112,7 +117,7 @@ def chronologies(api: str) -> dict[str, tuple[Declaration, ...]]:
 class Disagreement:
     declaration: Declaration
     key: tuple[Any, ...]
-    differing: dict[str, tuple[str, str]]    # member -> (first seen, seen now)
+    differing: dict[str, tuple[Any, str]]    # member -> (first seen, seen now)
     earlier: Seen
     later: Any
 
@@ -124,6 +129,8 @@ class IdentityMap:
     objects: dict[tuple[Any, ...], Seen] = field(default_factory=dict)
     #: chronology key (kind, scope, declaration id) -> sorted [(order value, time value, exchange number)]
     orders: dict[tuple[Any, ...], list[tuple[float, float, int]]] = field(default_factory=dict)
+    #: exchange number -> (operation, request parameters) of the answers chronologies placed objects from
+    sources: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def see(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any,
@@ -151,6 +158,7 @@ class IdentityMap:
             self.objects[key] = Seen(identity.compared(instance), exchange, subject, dict(params or {}))
 
     def place(self, declaration: Declaration, scope: tuple[Any, ...], instance: dict[str, Any], number: int,
+              source: tuple[str, dict[str, Any]] | None = None,
               ) -> tuple[tuple[float, float, int], tuple[float, float, int]] | None | bool:
         """Places an object in its chronology: None when it shows neither member as a number, True when it keeps
         the order with its neighbours, else (its neighbour, itself) for the pair out of order."""
@@ -169,6 +177,8 @@ class IdentityMap:
             after = line[at] if at < len(line) else None
             if len(line) < MAX_OBJECTS:
                 line.insert(at, entry)
+                if source is not None and len(self.sources) < MAX_OBJECTS:
+                    self.sources.setdefault(number, source)
         if before is not None and before[1] > entry[1]:
             return before, entry
         if after is not None and after[1] < entry[1]:
@@ -180,16 +190,12 @@ def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any
     """The rule a disagreement between two answers is charged to, by what differs between their requests: a
     parameter spelled two ways (an alias and the ID it stands for) is that spelling's rule; a route compared with
     the declared witness route is that route's own rule (`rules`); anything else is the identity's rule."""
-    from conformance.meaning.declarations import effects
 
     declaration = disagreement.declaration
     earlier = disagreement.earlier
-    if earlier.subject == subject:   # one route asked with two spellings of one value
-        for name in members.paths_of(declaration.get("scope")):
-            if earlier.params.get(name) != params.get(name):
-                for effect in effects(declaration.api, kind="spelling"):
-                    if effect.name == name and effect.subject == subject:
-                        return effect.rule
+    spelled = spelling_rule(declaration, (earlier.subject, earlier.params), (subject, params))
+    if spelled is not None:
+        return spelled
     for name, rule in (declaration.get("by_difference") or {}).items():
         if earlier.params.get(name) != params.get(name):
             return str(rule)
@@ -202,6 +208,23 @@ def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any
         if other in rules:
             return str(rules[other])
     return declaration.rule
+
+
+def spelling_rule(declaration: Declaration, one: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]],
+                  ) -> str | None:
+    """The rule of a spelling effect when two answers of one route differ only in how a scope parameter is spelled
+    (an alias and the chain ID it stands for): what they disagree on is that spelling's deviation."""
+    from conformance.meaning.declarations import effects
+
+    (subject, params), (other_subject, other_params) = one, other
+    if subject != other_subject:
+        return None
+    for name in members.paths_of(declaration.get("scope")):
+        if params.get(name) != other_params.get(name):
+            for effect in effects(declaration.api, kind="spelling"):
+                if effect.name == name and effect.subject == subject:
+                    return effect.rule
+    return None
 
 
 def witness_rule(declaration: Declaration, earlier: Seen, subject: str, *, earlier_agrees: bool,

@@ -91,10 +91,21 @@ def _unescape(part: str) -> str:
     return part.replace("~1", "/").replace("~0", "~")
 
 
+_PLANS: dict[tuple[str, int], tuple[Any, tuple[tuple[tuple[Step, ...], str], ...]]] = {}
+
+
+def plan_of(api: str, schema: Any) -> tuple[tuple[tuple[Step, ...], str], ...]:
+    """The plan of a schema object of the specs, worked out once per object (the specs are loaded once)."""
+    found = _PLANS.get((api, id(schema)))
+    if found is None or found[0] is not schema:
+        found = _PLANS[(api, id(schema))] = (schema, plan(api, response_root(schema)))
+    return found[1]
+
+
 def instances(api: str, schema: Any, answer: Any, components: tuple[str, ...] | None = None,
               ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(component, JSON pointer, object) of every object of a named schema in `answer` (only of `components`)."""
-    for path, component in plan(api, response_root(schema)):
+    for path, component in plan_of(api, schema):
         if components is not None and component not in components:
             continue
         for pointer, found in _follow(answer, path, ""):

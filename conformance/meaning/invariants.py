@@ -4,8 +4,9 @@ that schema in every answer of a run.
 An invariant is a JMESPath expression over the object (`holds`), true when the relation holds; it applies when
 the members it names in `when` are present (not null). Values are compared as the documents write them:
 `num()` reads a decimal or 0x-hex string as a number, `lower()` drops case, and `request('name')` is a parameter
-of the request that brought the answer. An expression that cannot be evaluated on an object (a member of another
-type) decides nothing about it: its form is the shape rules'.
+of the request that brought the answer. Members are read as the documents mean them (`members.canonical`: a decimal or
+hex text is its number). An expression that cannot be evaluated on an object (a member of another type), or that
+gives null, decides nothing about it: its form is the shape rules'.
 """
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ class _Functions(functions.Functions):
     @functions.signature({"types": ["string"]})
     def _func_request(self, name: str) -> Any:
         return self.request_params.get(name)
+
+    @functions.signature({"types": [], "variadic": True})
+    def _func_integers(self, *found: Any) -> Any:
+        """true when every value is an integer (a decimal integer text read as one); else null, which decides
+        nothing: a value of another form is the format rules' deviation, not the relation's."""
+        return True if all(isinstance(v, int) and not isinstance(v, bool) for v in found) else None
+
+    @functions.signature({"types": [], "variadic": True})
+    def _func_arrays(self, *found: Any) -> Any:
+        """true when every value is an array; else null (decides nothing), as `integers`."""
+        return True if all(isinstance(v, list) for v in found) else None
 
 
 @dataclass(frozen=True)
@@ -75,9 +87,12 @@ def by_component(api: str) -> dict[str, tuple[Invariant, ...]]:
 def judged(api: str, component: str, instance: dict[str, Any], request: dict[str, Any],
            ) -> Iterator[tuple[Invariant, bool]]:
     """(invariant, whether it holds) of each invariant of `component` that applies to `instance` and decides."""
+    read: dict[str, Any] | None = None
     for invariant in by_component(api).get(component, ()):
         if not invariant.applies(instance):
             continue
-        verdict = invariant.holds(instance, request)
+        if read is None:
+            read = members.canonical(instance)
+        verdict = invariant.holds(read, request)
         if verdict is not None:
             yield invariant, verdict

@@ -8,6 +8,7 @@ absent or null has no value: a check never judges an item by a member it does no
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -15,8 +16,9 @@ from typing import Any
 _STEP = re.compile(r"([^.\[\]{}*]+)|(\[\])|(\{\})|(\*)")
 
 
-def _steps(path: str) -> list[str]:
-    return [name or array or keys or each for name, array, keys, each in _STEP.findall(path)]
+@functools.lru_cache(maxsize=4096)
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(name or array or keys or each for name, array, keys, each in _STEP.findall(path))
 
 
 def _walk(value: Any, steps: Sequence[str]) -> Iterator[Any]:
@@ -49,6 +51,12 @@ def paths_of(member: str | Sequence[str] | None) -> list[str]:
 
 def values(item: Any, member: str | Sequence[str] | None) -> list[Any]:
     """Every value of `member` (or of each of its paths) in `item`, nulls left out."""
+    if isinstance(member, str):
+        steps = _steps(member)
+        if len(steps) == 1 and steps[0] not in ("[]", "{}", "*"):   # one member: read it, no walk
+            found = item.get(member) if isinstance(item, dict) else None
+            return [] if found is None else [found]
+        return list(_walk(item, steps))
     return [found for path in paths_of(member) for found in _walk(item, _steps(path))]
 
 

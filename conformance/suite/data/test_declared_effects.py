@@ -95,12 +95,13 @@ def test_a_bound_placed_on_an_item_s_own_value(calls: EffectCalls, effect: Decla
                                   f"{'inclusive' if inclusive else 'exclusive'}"),
                                  (inward, True, "the item lies inside the bound"),
                                  (-inward, False, "the item lies outside the bound")):
-        sent = calls.bound_query(effect, at + offset, at)
+        bound = round(at + offset, 9) if isinstance(at + offset, float) else at + offset
+        sent = calls.bound_query(effect, bound, at)
         if sent is None:
             continue
         walk = calls.walk(effect, sent)
         with independently():
-            effects.assert_bound_on_every_page(effect, walk_pages(walk), at + offset, sent)
+            effects.assert_bound_on_every_page(effect, walk_pages(walk), bound, sent)
         if present is not None:
             with independently():
                 effects.assert_presence(effect, walk_pages(walk), calls.key(effect), item, present=present,
