@@ -10,7 +10,7 @@ from benchmarks.delay_proxy import DelayProxy
 from conformance.reference import ReferenceServer
 from tests.suite_runs import Behind, run_suite
 
-SUITE = ["--pyargs", "conformance.suite", "--api", "index", "--recheck", "3"]
+SUITE = ["--pyargs", "conformance.suite", "--recheck", "3"]
 
 
 
@@ -19,8 +19,10 @@ def _rules(report_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_an_odd_answer_now_and_then_makes_rules_flaky_never_failing(tmp_path: Path) -> None:
+    """Every API: an odd answer kept in the run's cache, a fixture or a reader is asked again too."""
     with ReferenceServer() as server, DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(Behind(proxy.url, server), SUITE, f"--report-dir={tmp_path}")
+        # mutating tests are never run again: a swapped answer to a write could only be believed
+        run = run_suite(Behind(proxy.url, server), SUITE, f"--report-dir={tmp_path}", allow_mutations=False)
     assert proxy.swapped > 5
     rules = _rules(tmp_path)
     assert [rule_id for rule_id, rule in rules.items() if rule["status"] == "fail"] == [], run.output[-3000:]
@@ -34,7 +36,7 @@ def test_an_odd_answer_now_and_then_makes_rules_flaky_never_failing(tmp_path: Pa
 def test_a_true_deviation_behind_the_same_proxy_still_fails(tmp_path: Path) -> None:
     with ReferenceServer(faults=["ContainerIndexAsNumber"]) as server, \
             DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(Behind(proxy.url, server), SUITE, "--rule", "RPC-IDX-014", "-k", "X/tx",
+        run = run_suite(Behind(proxy.url, server), [*SUITE, "--api", "index"], "--rule", "RPC-IDX-014", "-k", "X/tx",
                         f"--report-dir={tmp_path}")
     assert _rules(tmp_path)["RPC-IDX-014"]["status"] == "fail"
     assert run.exit_code == 1
@@ -42,7 +44,7 @@ def test_a_true_deviation_behind_the_same_proxy_still_fails(tmp_path: Path) -> N
 
 def test_flaky_fails_the_gate_when_asked(tmp_path: Path) -> None:
     with ReferenceServer() as server, DelayProxy(server.url, 0.0, swap_every=25) as proxy:
-        run = run_suite(Behind(proxy.url, server), SUITE, "--flaky", "fail",
+        run = run_suite(Behind(proxy.url, server), [*SUITE, "--api", "index"], "--flaky", "fail",
                         f"--report-dir={tmp_path}")
     flaky = [rule_id for rule_id, rule in _rules(tmp_path).items() if rule["status"] == "flaky"]
     assert (run.exit_code == 1) == bool(flaky)

@@ -8,16 +8,21 @@ sequential run. Test code reaches it through the `once` fixture (conformance.plu
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gc
 import threading
 from collections import OrderedDict
 from typing import Any, TypeVar
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 
 from conformance.engine.memory import MemoryBound
 from conformance.errors import SuiteError
 
 T = TypeVar("T")
+#: Values computed afresh for one observation (a test run again to see whether a deviation shows again), in place
+#: of the run's: nothing the run read before is reused inside it.
+_FRESH: contextvars.ContextVar[dict[Hashable, Any] | None] = contextvars.ContextVar("conformance_fresh", default=None)
 
 
 def site(compute: Callable[..., Any]) -> tuple[str, str, int]:
@@ -39,6 +44,11 @@ class RunCache:
 
     def __call__(self, compute: Callable[[], T], *key: Hashable) -> T:
         full = (site(compute), key)
+        fresh = _FRESH.get()
+        if fresh is not None:
+            if full not in fresh:
+                fresh[full] = compute()
+            return fresh[full]  # values keep the type their compute gave
         try:
             value = self.values[full]
         except KeyError:
@@ -59,6 +69,25 @@ class RunCache:
             value = self.values[full] = compute()
         self._relieve(keep=full)
         return value
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[dict[Hashable, Any]]:
+        """Inside the block (this thread and what it starts), every value is computed again, once, and not stored
+        in the run's cache: an observation made afresh. `refresh` may then put what it saw in place of the run's."""
+        values: dict[Hashable, Any] = {}
+        token = _FRESH.set(values)
+        try:
+            yield values
+        finally:
+            _FRESH.reset(token)
+
+    def refresh(self, values: dict[Hashable, Any]) -> None:
+        """Puts values computed afresh in place of the run's: a later test reads what the latest observation saw,
+        not an odd answer it disproved."""
+        with self._lock:
+            for full, value in values.items():
+                if full in self.values:
+                    self.values[full] = value
 
     def _relieve(self, keep: Hashable) -> None:
         """Lets go of the least recently used values while the process presses on the memory bound."""

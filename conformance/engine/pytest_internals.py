@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any
-from collections.abc import Callable, Iterator
+import inspect
+from typing import Any, cast
+from collections.abc import Callable, Generator, Iterator
 
 import pytest
 
@@ -61,6 +62,56 @@ def forget_failures(item: pytest.Item, kinds: tuple[type[BaseException], ...]) -
                 definition.cached_result = None
                 # what the failed making registered (pytest's post-finalizer hook): made again, it registers anew
                 getattr(definition, "_finalizers", []).clear()
+
+
+def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[Any, None, None]]]:
+    """The values `item`'s fixtures would have if its function-scoped fixtures were made again now (each after what
+    it depends on; a parametrized one keeps its parameter's value; wider scopes keep theirs), and the generators of
+    the yield fixtures among them, to close once the values are done with. How a test runs again as a fresh
+    observation: pytest's own setup cannot run again while other tests' calls are in flight."""
+    info = getattr(item, "_fixtureinfo", None)
+    request = getattr(item, "_request", None)
+    given: dict[str, Any] = dict(getattr(item, "funcargs", None) or {})
+    if info is None or not request:
+        return given, []
+    made: dict[str, Any] = {}
+    closers: list[Generator[Any, None, None]] = []
+    callspec = getattr(item, "callspec", None)
+    parametrized = set(getattr(callspec, "params", {}) or {})
+
+    def value(name: str) -> Any:
+        if name == "request":
+            return request
+        if name in made:
+            return made[name]
+        found = info.name2fixturedefs.get(name)
+        definition = found[-1] if found else None
+        function = definition is not None and str(getattr(definition, "scope", "")) in ("function", "Scope.Function")
+        if definition is None or not function or getattr(definition, "params", None) is not None \
+                or name in parametrized:
+            made[name] = given[name] if name in given else request.getfixturevalue(name)
+            return made[name]
+        result = definition.func(**{arg: value(arg) for arg in definition.argnames})
+        if inspect.isgenerator(result):
+            closers.append(cast("Generator[Any, None, None]", result))
+            result = next(result)
+        made[name] = result
+        return result
+    names: list[str] = list(getattr(item, "fixturenames", ()))
+    try:
+        for name in names:
+            value(name)
+    except BaseException:
+        close(closers)
+        raise
+    return {name: made.get(name, given.get(name)) for name in names if name in made or name in given}, closers
+
+
+def close(closers: list[Generator[Any, None, None]]) -> None:
+    """Runs the rest of each yield fixture made again, last made first."""
+    for generator in reversed(closers):
+        with contextlib.suppress(StopIteration):
+            next(generator)
 
 
 def release(item: pytest.Item) -> None:

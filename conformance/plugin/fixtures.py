@@ -157,7 +157,7 @@ def observe(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
 def once(pytestconfig: pytest.Config) -> RunCache:
     """What the run reads once: `once(lambda: busy_block(evm), evm.url)` is computed the first time a test asks,
     keyed by the place the lambda is written and the arguments after it."""
-    return RunCache(state.run_state(pytestconfig).memory)
+    return state.run_state(pytestconfig).cache
 
 
 @pytest.fixture

@@ -2,10 +2,12 @@
 
 Behind a load balancer one request can reach a node on another version, a chain can reorganise, a gateway can
 answer one error body of its own. So a failing test that changes nothing on the target runs again, `--recheck`
-times, spaced (within the run's rate limit, budget and duration); a rule it broke the first time and breaks every
-time again is a failure, as before. A rule that held on any run again is `flaky`: reported with every answer its
-failing request got and how often each came, and failing the gate only with `--flaky fail`. The embedded reference
-answers alike every time: nothing is run again there, nor a test that changes the target's state.
+times, spaced (within the run's rate limit, budget and duration), each time as a fresh observation: its fixtures
+made again and every answer it reads asked again; a rule it broke the first time and breaks every time again is
+a failure, as before. A violation a fixture raised while the test was set up is observed again the same way. A
+rule that held on any run again is `flaky`: reported with every answer its failing request got and how often each
+came, and failing the gate only with `--flaky fail`. The embedded reference answers alike every time: nothing is
+run again there, nor a test that changes the target's state.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from conformance import evidence
+from conformance.engine import pytest_internals as internals
 from conformance.errors import SuiteError, Violation
 from conformance.plugin import state
 from conformance.reporting.outcomes import FLAKY_KEY
@@ -24,9 +27,13 @@ from conformance.reporting.outcomes import FLAKY_KEY
 FIRST_WAIT = 0.1
 
 
-def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
-    """The violations of `item` (in its `ledger`) that every run again shows again; the others are recorded as
-    flaky."""
+def reproduced(item: pytest.Item, ledger: evidence.Ledger, *, setup: bool = False) -> list[Violation]:
+    """The violations of `item` (in its `ledger`) that every fresh observation shows again; the others are
+    recorded as flaky. A fresh observation makes the test's function-scoped fixtures again and runs it (only makes
+    them, for a violation its setup raised), with every value the run reads once computed again for it: an odd
+    answer kept in the run's cache, or in a fixture, is not read a second time. When a fresh observation does not
+    show the deviation again, what it read replaces what the run had cached, and after a setup that did not show
+    it again the test goes on with the fixtures made afresh."""
     violations = ledger.violations
     run = state.run_state(item.config)
     target = run.target
@@ -37,17 +44,24 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
     again: list[tuple[list[Violation], set[Any]]] = []
     answers: dict[Any, Counter[str]] = {same_request(v.request): Counter([v.response or ""])
                                         for v in violations if v.request}
+    settled: tuple[dict[str, Any], list[Any], dict[Any, Any]] | None = None
     for attempt in range(times):
         http.sleep(FIRST_WAIT * 2 ** attempt)
         rerun = evidence.Ledger()
-        with evidence.recording(rerun), http.capturing() as seen:
+        fixtures: dict[str, Any] = {}
+        closers: list[Any] = []
+        with evidence.recording(rerun), http.capturing() as seen, run.cache.fresh() as read:
             try:
-                item.runtest()
+                fixtures, closers = internals.remade_fixtures(item)
+                if not setup:
+                    _run_with(item, fixtures)
             except Violation:
                 pass
             except (SuiteError, pytest.skip.Exception):
+                internals.close(closers)
                 continue   # this run again could not say (an odd answer of another kind): the next one may
             except Exception:
+                internals.close(closers)
                 return violations
         for exchange in seen:
             key = same_request((exchange.method, exchange.url, exchange.request_body))
@@ -56,7 +70,9 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
         resent = {same_request((exchange.method, exchange.url, exchange.request_body)) for exchange in seen}
         again.append((rerun.violations, resent))
         if not all(_shown_again(violation, rerun.violations, resent) for violation in violations):
+            settled = (fixtures, closers, read)
             break   # one run that holds settles it
+        internals.close(closers)
     if not again:
         return violations   # no run again could say: what the first one said stands
     steady = [violation for violation in violations
@@ -64,7 +80,25 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger) -> list[Violation]:
     flaky = [violation for violation in violations if violation not in steady]
     if flaky:
         _record(item, ledger, flaky, answers, runs=1 + len(again))
+    if settled is not None:
+        fixtures, closers, read = settled
+        run.cache.refresh(read)
+        if setup and not steady:
+            item.funcargs = fixtures   # type: ignore[attr-defined]  # the call runs on what was made afresh
+            item.addfinalizer(lambda: internals.close(closers))
+        else:
+            internals.close(closers)
     return steady
+
+
+def _run_with(item: pytest.Item, fixtures: dict[str, Any]) -> None:
+    """Runs the test's function on fixture values made afresh."""
+    original = getattr(item, "funcargs", None)
+    item.funcargs = fixtures   # type: ignore[attr-defined]  # the function reads its arguments from here
+    try:
+        item.runtest()
+    finally:
+        item.funcargs = original   # type: ignore[attr-defined]
 
 
 def _shown_again(violation: Violation, broken: list[Violation], resent: set[Any]) -> bool:

@@ -11,6 +11,7 @@ from conformance import __version__, evidence
 from conformance import config as conf
 from conformance.clients.http import TRIMMED, HttpSession, redacted
 from conformance.coverage import effects as effects_coverage
+from conformance.engine.cache import RunCache
 from conformance.coverage.recorder import CoverageRecorder
 from conformance.meaning.watch import Watch
 from conformance.engine.interrupts import Stopping
@@ -39,6 +40,7 @@ class RunState:
         self.stopping = Stopping()     # why the run stopped early, if it did
         self.collected: dict[str, list[str]] = {}   # node ID -> the rules it carries
         self.memory = MemoryBound(conf.DEFAULT_MAX_MEMORY_MB * 2**20)
+        self.cache = RunCache(self.memory)   # what the run reads once (the `once` fixture)
         self.target: conf.Target | None = None
         self.outcomes = OutcomeRecorder()
         self.operations = OperationTimes()

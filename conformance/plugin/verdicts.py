@@ -36,7 +36,8 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     # Fixtures check what they read too (a page a test then walks): that evidence belongs to the test.
     if not rule_ids(item):   # not a conformance test: checks called from it raise as plain functions do
         return (yield)
-    with evidence.recording(_ledger(item)):
+    ledger = _ledger(item)
+    with evidence.recording(ledger):
         try:
             return (yield)
         except BudgetExhausted as exc:
@@ -45,6 +46,14 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
             # The target could not be reached now: the next test that needs the fixture asks again.
             pytest_internals.forget_failures(item, (SuiteError,))
             raise
+        except Violation:
+            # A fixture saw a deviation: observed afresh before it is reported, like one the test itself sees.
+            if not ledger.violations:
+                raise
+            ledger.violations = recheck.reproduced(item, ledger, setup=True)
+            if ledger.violations:
+                raise
+            return None
 
 
 @pytest.hookimpl(wrapper=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from functools import cached_property
 from typing import Any
 from collections.abc import Callable, Mapping
 
@@ -136,7 +135,7 @@ class DataApi:
         known = checks.well_known_chain_ids(self.network).get(ALIASES[letter])
         return given or known or self.need(f"{letter}_chain_id")
 
-    @cached_property
+    @property
     def validator_node_ids(self) -> list[str]:
         """Node IDs listed by listValidators (one page), the node with most validations first."""
         exchange = self.once("listValidators", {"pageSize": checks.plain_page_size("listValidators")})

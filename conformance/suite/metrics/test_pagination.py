@@ -43,18 +43,22 @@ class WindowWalk:
 
 #: Hours in every profile: a target that keeps only the window's position in its token and falls back to a default
 #: interval on the next page shows it unless the default is the interval walked, and none is documented.
-@pytest.fixture(scope="module", params=[variant("hour", quick=True, id="hour"), variant("day", quick=False, id="day")])
+@pytest.fixture(params=[variant("hour", quick=True, id="hour"), variant("day", quick=False, id="day")])
 def window_walk(request: pytest.FixtureRequest, metrics_api: RestClient, profile: Profile,
-                latest_day: int) -> WindowWalk:
-    """Walks a window that fits `profile.pages` pages of two points; decides nothing itself."""
+                latest_day: int, once: Any) -> WindowWalk:
+    """Walks a window that fits `profile.pages` pages of two points, once per run (and afresh for a test run again
+    to see whether a deviation shows again); decides nothing itself."""
     interval = request.param
-    periods = 2 * profile.pages - 1
-    end = shift_periods(latest_day, "day", -2)       # closed: a refresh changes no point of the window
-    start = shift_periods(end, interval, -(periods - 1))
-    params = {"timeInterval": interval, "startTimestamp": start, "endTimestamp": end}
-    walk = walk_pages(metrics_api, PATH, {**params, "pageSize": PAGE_SIZE}, budget=profile.pages + 1)
-    whole = metrics_api.get(PATH, {**params, "pageSize": periods + 1})
-    return WindowWalk(interval, walk, whole, periods, PAGE_SIZE, start, end)
+
+    def read() -> WindowWalk:
+        periods = 2 * profile.pages - 1
+        end = shift_periods(latest_day, "day", -2)       # closed: a refresh changes no point of the window
+        start = shift_periods(end, interval, -(periods - 1))
+        params = {"timeInterval": interval, "startTimestamp": start, "endTimestamp": end}
+        walk = walk_pages(metrics_api, PATH, {**params, "pageSize": PAGE_SIZE}, budget=profile.pages + 1)
+        whole = metrics_api.get(PATH, {**params, "pageSize": periods + 1})
+        return WindowWalk(interval, walk, whole, periods, PAGE_SIZE, start, end)
+    return once(read, metrics_api.base_url, interval, profile.pages, latest_day)
 
 
 def _pages(ww: WindowWalk, rule: str) -> list[list[dict[str, Any]]]:
