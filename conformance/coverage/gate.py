@@ -9,7 +9,7 @@ from conformance.coverage.items import REPORTED as DIMENSIONS
 def below(coverage: dict[str, Any], minimum: float) -> list[tuple[str, str, float]]:
     """(api, dimension, percent) of every dimension under `minimum`; a dimension with no item is never under."""
     return [(api, dimension, data[dimension]["percent"]) for api, data in coverage.items()
-            for dimension in DIMENSIONS
+            for dimension in DIMENSIONS if dimension in data   # a report of an older suite lacks the newer ones
             if data[dimension]["percent"] is not None and data[dimension]["percent"] < minimum]
 
 

@@ -11,9 +11,9 @@ LABELS = {"operations": "operations", "parameters": "parameters", "keywords": "k
           "effects": "declared effects"}
 
 
-def cell(figures: dict[str, Any]) -> str:
-    """`97.5% (38/40, 2 partial)`, or `—` for a dimension with no item."""
-    if figures["percent"] is None:
+def cell(figures: dict[str, Any] | None) -> str:
+    """`97.5% (38/40, 2 partial)`, or `—` for a dimension with no item (or one a report of an older suite lacks)."""
+    if figures is None or figures["percent"] is None:
         return "—"
     partial = f", {figures['partial']} partial" if figures["partial"] else ""
     return f"{figures['percent']:g}% ({figures['covered']}/{figures['total']}{partial})"
@@ -28,8 +28,8 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
              "| API | " + " | ".join(LABELS[d] for d in DIMENSIONS) + " | not reachable |",
              "|---|" + "---|" * len(DIMENSIONS) + "---|"]
     for api, data in coverage.items():
-        unreachable = sum(data[d]["unreachable"] for d in DIMENSIONS)
-        lines.append(f"| {api} | " + " | ".join(cell(data[d]) for d in DIMENSIONS) + f" | {unreachable} |")
+        unreachable = sum(data[d]["unreachable"] for d in DIMENSIONS if d in data)
+        lines.append(f"| {api} | " + " | ".join(cell(data.get(d)) for d in DIMENSIONS) + f" | {unreachable} |")
     gate = report["summary"].get("coverage_gate")
     return lines + ([""] + [f"**{gate}**"] if gate else []) + [""]
 
@@ -64,7 +64,7 @@ def html_section(report: dict[str, Any]) -> str:
         return ""
     head = "".join(f'<th scope="col">{escape(LABELS[d])}</th>' for d in DIMENSIONS)
     rows = "".join(f'<tr><th scope="row">{escape(api)}</th>'
-                   + "".join(f'<td class="n">{escape(cell(data[d]))}</td>' for d in DIMENSIONS) + "</tr>"
+                   + "".join(f'<td class="n">{escape(cell(data.get(d)))}</td>' for d in DIMENSIONS) + "</tr>"
                    for api, data in coverage.items())
     parts = [f"<table><caption>Items of the contract the run showed on both sides (a partial item counts half; "
              f"items no conformant target can be made to answer are left out until reached)</caption><thead><tr>"

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import gc
 import threading
 from collections import OrderedDict
 from typing import Any, TypeVar
 from collections.abc import Callable, Hashable, Iterator
 
-from conformance.engine.memory import MemoryBound
+from conformance.engine.memory import MemoryBound, kept_size
 from conformance.errors import SuiteError
 
 T = TypeVar("T")
@@ -38,6 +37,7 @@ class RunCache:
 
     def __init__(self, memory: MemoryBound | None = None) -> None:
         self.values: OrderedDict[Hashable, Any] = OrderedDict()
+        self.sizes: dict[Hashable, int] = {}
         self.memory = memory
         self._locks: dict[Hashable, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -67,6 +67,9 @@ class RunCache:
             if full in self.values:
                 return self.values[full]
             value = self.values[full] = compute()
+            if self.memory is not None:
+                size = self.sizes[full] = kept_size(value)
+                self.memory.keep(size)
         self._relieve(keep=full)
         return value
 
@@ -88,6 +91,10 @@ class RunCache:
             for full, value in values.items():
                 if full in self.values:
                     self.values[full] = value
+                    if self.memory is not None:
+                        size = kept_size(value)
+                        self.memory.keep(size - self.sizes.get(full, 0))
+                        self.sizes[full] = size
 
     def _relieve(self, keep: Hashable) -> None:
         """Lets go of the least recently used values while the process presses on the memory bound."""
@@ -99,5 +106,5 @@ class RunCache:
                 if oldest is None:
                     return
                 del self.values[oldest]
-            self.memory.let_go()
-            gc.collect(0)
+                size = self.sizes.pop(oldest, 0)
+            self.memory.let_go(size)

@@ -1,15 +1,19 @@
 """The run's memory bound (`--max-memory`): what the run keeps stays under it whatever the target sends.
 
-Each answer's body is capped as it is read, and a large one is kept, once parsed, as its head and tail with its
-size and digest. What the run reads once and keeps for later tests (pages, walks) is let go of, least recently
-used first, whenever the process's resident memory passes most of the bound (a test that needs it again asks
-the target again); and while it stays there, one test at a time runs.
+Each answer's body is capped as it is read; a large one is read while few others are (the client's slots of large
+answers) and kept, once parsed, as its head and tail with its size and digest, every long text of its parsed value
+shortened the same way. What the run reads once and keeps for later tests (pages, walks, series) is counted as it
+is kept, by what its answers weigh, and let go of, least recently used first, whenever that count passes most of
+the bound (a test that needs it again asks the target again). The count, not the process's resident memory, is
+what the run steers by: resident memory does not fall when Python frees memory, and a run steering by it would let
+go of everything for the rest of the run. A run whose resident memory still passed the bound says so.
 """
 from __future__ import annotations
 
 import os
 import resource
 import threading
+from typing import Any
 
 #: The share of the bound past which the run lets go of what it keeps.
 PRESSED_AT = 0.6
@@ -30,16 +34,52 @@ def peak_bytes() -> int:
 
 
 class MemoryBound:
-    """The bound, and what the run did to stay under it."""
+    """The bound, what the run keeps, and what it did to stay under the bound."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.evicted = 0          # values the run let go of
+        self.kept = 0             # bytes the run's cache holds, as counted
+        self.most_kept = 0
         self._lock = threading.Lock()
 
     def pressed(self) -> bool:
-        return resident_bytes() > PRESSED_AT * self.max_bytes
+        return self.kept > PRESSED_AT * self.max_bytes
 
-    def let_go(self) -> None:
+    def keep(self, size: int) -> None:
+        with self._lock:
+            self.kept += size
+            self.most_kept = max(self.most_kept, self.kept)
+
+    def let_go(self, size: int = 0) -> None:
         with self._lock:
             self.evicted += 1
+            self.kept -= size
+
+    def exceeded(self) -> str | None:
+        """Why the run did not stay under the bound, when its resident memory passed it."""
+        peak = peak_bytes()
+        if peak <= self.max_bytes:
+            return None
+        return (f"the run's memory reached {peak // 2**20} MB, above --max-memory {self.max_bytes // 2**20} MB: what "
+                f"it decided stands, but the bound did not hold")
+
+
+def kept_size(value: Any, depth: int = 6, seen: set[int] | None = None) -> int:
+    """About what keeping `value` costs: the answers inside it (anything with `kept_bytes`), found through lists,
+    tuples, dicts and the fields of objects, each counted once."""
+    seen = set() if seen is None else seen
+    if depth < 0 or id(value) in seen:
+        return 0
+    seen.add(id(value))
+    weigh = getattr(value, "kept_bytes", None)
+    if callable(weigh):
+        return int(weigh())
+    if isinstance(value, (list, tuple, set)):
+        return sum(kept_size(member, depth - 1, seen) for member in value)
+    if isinstance(value, dict):
+        return sum(kept_size(member, depth - 1, seen) for member in value.values())
+    fields = getattr(value, "__dict__", None)
+    if isinstance(fields, dict):
+        return sum(kept_size(member, depth - 1, seen) for member in fields.values())
+    return 0

@@ -167,7 +167,8 @@ class IdentityMap:
         if by is None or then is None:
             return None
         entry = (float(by), float(then), number)
-        line_key = (declaration.id, scope)
+        # one line per kind of object: the blocks every schema that names one shows are ordered together
+        line_key = (declaration.get("kind"), declaration.get("by"), declaration.get("then"), scope)
         with self.lock:
             line = self.orders.setdefault(line_key, [])
             at = bisect.bisect_left(line, (entry[0], float("-inf"), -1))
@@ -207,7 +208,7 @@ def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any
         other = earlier.subject if subject == witness else subject
         if other in rules:
             return str(rules[other])
-    return declaration.rule
+    return str(rules.get(subject) or rules.get(earlier.subject) or declaration.rule)
 
 
 def spelling_rule(declaration: Declaration, one: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]],

@@ -41,7 +41,7 @@ def _plan(api: str, schema: Any, path: tuple[Step, ...], seen: tuple[str, ...],
         _plan(api, member, (*path, name), seen, out)
     # A list whose items the document describes for one case only (x-erc20-items: the transfers of an ERC-20
     # contract) is read as that case: an object of another kind shows none of the members compared.
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else schema.get("x-erc20-items")
+    items = schema.get("x-erc20-items") if isinstance(schema.get("x-erc20-items"), dict) else schema.get("items")
     if isinstance(items, dict):
         _plan(api, items, (*path, "[]"), seen, out)
     if isinstance(schema.get("additionalProperties"), dict):

@@ -37,6 +37,8 @@ class ReferenceApp:
 
         self.world = world
         self.faults = list(faults)
+        for fault in self.faults:
+            fault.attach(world)
         self.node = NodeService(world)
         self.data = DataService(world)
         self.metrics = MetricsService(world)

@@ -5,10 +5,13 @@ the next handler, and may change the call before it, the answer after it, or ans
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 from collections.abc import Callable
 
 from conformance.reference.calls import HttpReply, RestCall, RpcCall, RpcHttp
+
+if TYPE_CHECKING:
+    from conformance.reference.world import World
 
 RpcProceed = Callable[[RpcCall], "dict | None"]
 RpcHttpProceed = Callable[[RpcHttp], HttpReply]
@@ -32,6 +35,10 @@ class Fault:
     @classmethod
     def summary(cls) -> str:
         return (cls.__doc__ or "").strip().splitlines()[0]
+
+    def attach(self, world: World) -> None:
+        """Called once with the world the reference serves, before any request: a fault whose deviation depends on
+        the world's identifiers (the two spellings of one chain) keeps what it needs."""
 
     def rpc_http(self, request: RpcHttp, proceed: RpcHttpProceed) -> HttpReply:
         """A whole JSON-RPC HTTP exchange (raw body in, HTTP reply out)."""
@@ -87,4 +94,4 @@ def _bind(method: Callable, proceed: Callable) -> Callable:
 
 # Importing the modules registers their faults.
 from conformance.reference.faults import (  # noqa: E402,F401
-    envelope, admin, index, evm, eth, validators, data, metrics, chains)
+    envelope, admin, index, evm, eth, validators, data, metrics, chains, derived)

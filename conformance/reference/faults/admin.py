@@ -433,3 +433,19 @@ class ChainAliasServesRpcOnly(_ChainAliasTracker):
         if len(parts) == 3 and parts[0] == "bc" and parts[1] in self.chain_aliases and parts[2] != "rpc":
             return _not_found()
         return proceed(request)
+
+
+@register
+class ChainAliasListedUnderEveryChain(_ChainAliasTracker):
+    """admin.getChainAliases lists an alias made with admin.aliasChain under every chain, not only the one it names
+    (the node keeps one list of added aliases for all chains)."""
+
+    breaks = ("RPC-WRT-001",)
+
+    def after(self, call: RpcCall, reply: dict | None) -> dict | None:
+        if call.method == "admin.getChainAliases" and reply is not None and isinstance(reply.get("result"), dict):
+            listed = reply["result"].get("aliases")
+            if isinstance(listed, list):
+                reply = {**reply, "result": {**reply["result"],
+                                             "aliases": list(dict.fromkeys([*listed, *sorted(self.chain_aliases)]))}}
+        return reply

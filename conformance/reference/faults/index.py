@@ -350,8 +350,6 @@ class LastAcceptedStampedNow(_Result):
     """index.getLastAccepted stamps the container with the time of the call instead of its acceptance time."""
 
     breaks = ("RPC-IDX-028",)
-    # each call stamps the one container anew: two answers of the index show it with two timestamps
-    also = ("RPC-IDN-001",)
     methods = ("index.getLastAccepted",)
 
     def patch(self, result: Any, call: RpcCall) -> Any:

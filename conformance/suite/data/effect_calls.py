@@ -15,7 +15,7 @@ from conformance.meaning import instances, members
 from conformance.meaning.declarations import BODY, Declaration
 from conformance.meaning.members import Normaliser
 from conformance.meaning.spellings import Spelling, spelling
-from conformance.suite.data.conftest import QUICK_CURRENCIES, ROUTE_CHAIN, DataApi
+from conformance.suite.data.conftest import ALIASES, QUICK_CURRENCIES, ROUTE_CHAIN, DataApi
 
 API = "data"
 #: Distinct values a filter is tried with beyond the first, in exhaustive profiles.
@@ -43,9 +43,11 @@ class EffectCalls:
         body: Any = None
         template = checks.operation(effect.subject).template
         if "{blockchainId}" in template and effect.name != "blockchainId":
-            # the chain by its ID: an alias is on trial in the spelling effects, not here
+            # the chain by its ID: an alias is on trial in the spelling effects, not here; but two networks are
+            # compared on the alias, which names each network's own chain
             letter = effect.get("chain") or ROUTE_CHAIN[effect.subject]
-            path["blockchainId"] = self.data.chain_id(letter)
+            path["blockchainId"] = ALIASES[letter] if effect.name == "network" and effect.kind == "spelling" \
+                else self.data.chain_id(letter)
             if effect.get("chain") and effect.subject == "listUtxos":
                 body = {"addresses": self.data.need(f"{letter}_chain_address")}
         return query, path, body

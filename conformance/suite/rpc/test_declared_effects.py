@@ -10,7 +10,6 @@ import pytest
 from conformance import specs
 from conformance.checks import check, effects, independently, live
 from conformance.clients.http import Exchange
-from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.meaning import declarations, members
 from conformance.meaning.declarations import Declaration
 from conformance.profiles import Profile
@@ -26,20 +25,20 @@ def cases(kind: str) -> list[Any]:
 
 @pytest.fixture
 def endpoints_of(request: pytest.FixtureRequest, profile: Profile) -> Callable[[Declaration], list[RpcEffectCalls]]:
-    """The endpoints a declaration is checked on: every index path the node serves (the first in quick), else the
-    API's one endpoint."""
-    def calls(effect: Declaration) -> list[RpcEffectCalls]:
-        if effect.api == "index":
-            served = sorted(request.getfixturevalue("index_served"))
-            if not served:
-                pytest.skip("the Index API is not enabled on this node")
-            rpc_at = request.getfixturevalue("rpc_at")
-            paths = served if profile.exhaustive else served[:1]
-            return [RpcEffectCalls(rpc_at(path), profile.exhaustive) for path in paths]
+    """The endpoints the test's declaration is checked on, made while the test is set up: every index path the
+    node serves (the first in quick), else the API's one endpoint."""
+    effect: Declaration = request.node.callspec.params["effect"]
+    if effect.api == "index":
+        served = sorted(request.getfixturevalue("index_served"))
+        if not served:
+            pytest.skip("the Index API is not enabled on this node")
+        rpc_at = request.getfixturevalue("rpc_at")
+        found = [RpcEffectCalls(rpc_at(path), profile.exhaustive)
+                 for path in (served if profile.exhaustive else served[:1])]
+    else:
         fixture = {"evm": "evm", "validators": "validators", "admin": "admin_api"}[effect.api]
-        client: JsonRpcClient = request.getfixturevalue(fixture)
-        return [RpcEffectCalls(client, profile.exhaustive)]
-    return calls
+        found = [RpcEffectCalls(request.getfixturevalue(fixture), profile.exhaustive)]
+    return lambda declaration: found
 
 
 @pytest.mark.parametrize("effect", cases("echo"))

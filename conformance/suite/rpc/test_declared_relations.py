@@ -17,21 +17,10 @@ RELATIONS = [d for api in specs.RPC_APIS for kind in ("invariant", "identity", "
              for d in declarations.of_kind(kind, api) if d.get("seen_by")]
 
 
-@pytest.mark.parametrize("declaration", [pytest.param(d, marks=pytest.mark.rule(d.rule), id=d.id) for d in RELATIONS])
-def test_every_answer_keeps_the_declared_relation(request: pytest.FixtureRequest, profile: Profile,
-                                                  declaration: Declaration) -> None:
-    """The declared calls are made; the run's watch judges every object of every answer."""
-    answered = 0
-    for client in clients(request, profile, declaration):
-        for call in declaration.get("seen_by"):
-            exchange = client.call(call["method"], call["params"])
-            body: Any = exchange.json() if exchange.is_json() else None
-            answered += isinstance(body, dict) and body.get("result") is not None
-    if not answered:
-        pytest.skip(f"no call answered a {declaration.subject}")
-
-
-def clients(request: pytest.FixtureRequest, profile: Profile, declaration: Declaration) -> list[Any]:
+@pytest.fixture
+def clients(request: pytest.FixtureRequest, profile: Profile) -> list[Any]:
+    """The endpoints the test's declaration is seen on, made while the test is set up."""
+    declaration: Declaration = request.node.callspec.params["declaration"]
     if declaration.api == "index":
         served = sorted(request.getfixturevalue("index_served"))
         if not served:
@@ -39,3 +28,16 @@ def clients(request: pytest.FixtureRequest, profile: Profile, declaration: Decla
         rpc_at = request.getfixturevalue("rpc_at")
         return [rpc_at(path) for path in (served if profile.exhaustive else served[:1])]
     return [request.getfixturevalue({"evm": "evm", "validators": "validators"}[declaration.api])]
+
+
+@pytest.mark.parametrize("declaration", [pytest.param(d, marks=pytest.mark.rule(d.rule), id=d.id) for d in RELATIONS])
+def test_every_answer_keeps_the_declared_relation(clients: list[Any], declaration: Declaration) -> None:
+    """The declared calls are made; the run's watch judges every object of every answer."""
+    answered = 0
+    for client in clients:
+        for call in declaration.get("seen_by"):
+            exchange = client.call(call["method"], call["params"])
+            body: Any = exchange.json() if exchange.is_json() else None
+            answered += isinstance(body, dict) and body.get("result") is not None
+    if not answered:
+        pytest.skip(f"no call answered a {declaration.subject}")
