@@ -62,7 +62,10 @@ class Identity:
 
     def key(self, instance: dict[str, Any], scope: tuple[Any, ...]) -> tuple[Any, ...] | None:
         parts = [members.first(instance, path) for path in members.paths_of(self.declaration.get("key"))]
-        if any(part is None or isinstance(part, (dict, list)) for part in parts):
+        # A request whose scope parameter is an object or a list (an invalid parameter the target accepted) names
+        # no scope: what it answers is compared with nothing.
+        if any(part is None or isinstance(part, (dict, list)) for part in parts) \
+                or any(isinstance(value, (dict, list)) for value in scope):
             return None
         return (self.kind, scope, *(members.canonical(part) for part in parts))
 
@@ -189,7 +192,8 @@ class IdentityMap:
 
 def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any]) -> str:
     """The rule a disagreement between two answers is charged to, by what differs between their requests: a
-    parameter spelled two ways (an alias and the ID it stands for) is that spelling's rule; a route compared with
+    parameter spelled two ways (an alias and the ID it stands for) is that spelling's rule; requests that differ only
+    in parameters named under `by_difference` are those parameters' rule; a route compared with
     the declared witness route is that route's own rule (`rules`); anything else is the identity's rule."""
 
     declaration = disagreement.declaration
@@ -197,9 +201,11 @@ def charged_rule(disagreement: Disagreement, subject: str, params: dict[str, Any
     spelled = spelling_rule(declaration, (earlier.subject, earlier.params), (subject, params))
     if spelled is not None:
         return spelled
-    for name, rule in (declaration.get("by_difference") or {}).items():
-        if earlier.params.get(name) != params.get(name):
-            return str(rule)
+    by_difference = declaration.get("by_difference") or {}
+    differing = {name for name in set(earlier.params) | set(params) if earlier.params.get(name) != params.get(name)}
+    if differing and differing <= set(by_difference):
+        # only when nothing else differs: two windows read a page apart still differ by their window first
+        return str(by_difference[min(differing)])
     rules = declaration.get("rules") or {}
     witness = declaration.get("witness")
     if earlier.subject == subject and subject in rules:   # one route answering one object two ways

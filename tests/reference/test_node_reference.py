@@ -432,6 +432,8 @@ PROBES: dict[str, list[Step]] = {
     "ChainAliasesAsString": [adm("admin.getChainAliases", {"chain": P_CHAIN_ID})],
     "ChainAliasesOmitAdded": [adm("admin.aliasChain", {"chain": EVM_ID, "alias": "l1"}),
                               adm("admin.getChainAliases", {"chain": EVM_ID})],
+    "ChainAliasListedUnderEveryChain": [adm("admin.aliasChain", {"chain": EVM_ID, "alias": "l1"}),
+                                        adm("admin.getChainAliases", {"chain": P_CHAIN_ID})],
     "LoggerLevelsAsNumbers": [LOGGERS],
     "LoggerNameFilterIgnored": [adm("admin.getLoggerLevel", {"loggerName": "C"})],
     "LoggerLevelsOnlyMain": [LOGGERS],
