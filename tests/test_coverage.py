@@ -6,9 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
+from conformance.checks.shapes import schema_errors
 from conformance.clients.http import Exchange
 from conformance.coverage.gate import gate_line
 from conformance.coverage.recorder import CoverageRecorder
@@ -126,6 +128,32 @@ def test_json_rpc_params_forms_bounds_results_and_examples() -> None:
     assert alias["responses"]["result"]["status"] == alias["responses"]["error"]["status"] == "covered"
     assert coverage["detail"]["admin.setLoggerLevel"]["examples"]["set-all-loggers"]["status"] == "covered"
     assert coverage["operations"]["covered"] == 2 and coverage["operations"]["total"] == 10
+
+
+VALIDATORS = "http://data.test/v1/networks/mainnet/validators"
+
+
+@pytest.mark.parametrize(("text", "satisfied"), [("5", True), ("5\n", False)])
+def test_a_pattern_is_satisfied_as_the_shape_checks_judge_it(text: str, satisfied: bool) -> None:
+    """`^[0-9]+$` does not hold for "5\n": in the validator's regex dialect `$` is the end of the text, not the
+    place before a final newline."""
+    schema = {"type": "string", "pattern": "^[0-9]+$"}
+    assert (schema_errors(text, schema, api="data") == []) is satisfied
+    url = f"{VALIDATORS}?minDelegationCapacity={quote(text)}"
+    served, refused = (_coverage(exchange, api="data")["detail"]["GET /v1/networks/{network}/validators"]
+                       for exchange in (_rest(url, 200, {"validators": []}), _refused(url)))
+    assert served["keywords"]["minDelegationCapacity pattern"]["valid"] == int(satisfied)
+    assert refused["keywords"]["minDelegationCapacity pattern"]["invalid"] == int(not satisfied)
+
+
+def test_a_format_is_an_annotation_as_to_the_shape_checks_and_the_pattern_decides_the_form() -> None:
+    container = {"id": "x", "bytes": "0x00", "encoding": "hex", "index": "0"}
+    answers = [_rpc("/ext/index/X/tx", "index.getContainerByIndex", {"index": 0, "encoding": "hex"},
+                    {"result": {**container, "timestamp": timestamp}})
+               for timestamp in ("2024-01-01T00:00:00.5Z", "yesterday")]
+    seen = _coverage(*answers, api="index")["detail"]["index.getContainerByIndex"]["response_keywords"]
+    assert seen["result.timestamp format"]["valid"] == 2 and seen["result.timestamp pattern"]["valid"] == 1
+    assert schema_errors("yesterday", {"type": "string", "format": "date-time"}, api="index") == []
 
 
 def test_the_gate_names_each_dimension_below_the_minimum_on_one_line() -> None:

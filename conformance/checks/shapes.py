@@ -17,9 +17,14 @@ LeaveOut = tuple[tuple[str, str], ...]
 
 @lru_cache(maxsize=512)
 def _validator(document_key: str, schema_json: str, leave_out: LeaveOut = ()) -> Any:
-    api_kind, api = document_key.split(":", 1)
-    document = specs.openrpc(api) if api_kind == "rpc" else specs.openapi(api)
-    schema = json.loads(schema_json)
+    return compiled(json.loads(schema_json), api=document_key.split(":", 1)[1], leave_out=leave_out)
+
+
+def compiled(schema: dict[str, Any], *, api: str, leave_out: LeaveOut = ()) -> Any:
+    """The validator of `schema` (an OpenRPC or OpenAPI schema of `api`) as every shape check has it: jsonschema-rs
+    in its default dialect (so `format` is an annotation), `$ref`s resolved in the document. Built anew each call:
+    a caller that judges often keeps what it gets."""
+    document = specs.openrpc(api) if api in specs.RPC_APIS else specs.openapi(api)
     # Local references ("#/components/schemas/X") resolve against the schema's own root, so carry the components.
     root = {**schema, "components": _opened(document.get("components", {}), leave_out)}
     return jsonschema_rs.validator_for(root)

@@ -2,18 +2,24 @@
 
 A keyword item is named by where it sits (`addresses`, `results[].value`) and the keyword (`type`, `minimum`,
 `enum`, …). Annotations (title, description, default, examples, `x-*`) are not keywords: they decide nothing.
+
+Whether a value satisfies a keyword is the shape checks' verdict: the keyword alone, compiled as the checks compile
+a schema (conformance.checks.shapes), so formats, the regex dialect, combinators and `$ref`s mean to coverage what
+they mean to a shape check. Only what coverage counts beside that verdict is decided here: which values show a
+keyword at all, whether one sits on a bound itself, and which enum member it is.
 """
 from __future__ import annotations
 
-import datetime as dt
+import json
 import math
-import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from conformance import specs
+from conformance.checks import shapes
 from conformance.coverage.items import INVALID, VALID, Update
 
 #: Keywords judged on the value itself; `properties`, `items` and the combinators are walked into instead.
@@ -21,9 +27,9 @@ VALUE_KEYWORDS = ("type", "enum", "const", "minimum", "maximum", "exclusiveMinim
                   "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "required")
 #: Keywords whose valid side is complete only when a value at the bound itself was accepted.
 BOUNDS = frozenset({"minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"})
-#: The `format` values the documents use, each as what a string of it looks like; other formats are annotations.
-FORMATS = {"hex": re.compile(r"0x[0-9a-fA-F]*"), "decimal-integer": re.compile(r"-?[0-9]+"),
-           "decimal": re.compile(r"-?[0-9]+(\.[0-9]+)?"), "lowercase": re.compile(r"[^A-Z]*")}
+#: The `format`s the documents give a meaning to; others are not items. The validator reads a format as an
+#: annotation, as every shape check does: any string satisfies it (the Data API's formats have rules of their own).
+FORMATS = frozenset({"hex", "decimal-integer", "decimal", "lowercase", "date-time"})
 #: How deep a schema is walked: deeper members are not items (recursive schemas end here).
 MAX_DEPTH = 8
 #: Array elements judged per array: the first few show every keyword of the items schema a page can show.
@@ -64,7 +70,8 @@ _MERGED: dict[int, tuple[Any, dict[str, Any]]] = {}
 
 
 def merged(document: dict[str, Any], schema: Any) -> dict[str, Any]:
-    """A schema with its `$ref` followed and its `allOf` parts folded in (later parts win on a clash)."""
+    """A schema with its `$ref` followed and its `allOf` parts folded in (later parts win on a clash): what names
+    the items; whether a value satisfies one is the validator's to say, with the schema's own `allOf`."""
     known = _MERGED.get(id(schema))
     if known is not None and known[0] is schema:
         return known[1]
@@ -95,25 +102,6 @@ def _merged(document: dict[str, Any], schema: Any) -> dict[str, Any]:
             else:
                 out[key] = value
     return out
-
-
-def keywords_of(document: dict[str, Any], schema: Any, where: str = "", depth: int = 0) -> Iterator[Keyword]:
-    """Every keyword item of a schema, its members and array items included, to MAX_DEPTH."""
-    schema = merged(document, schema)
-    if depth > MAX_DEPTH:
-        return
-    for name in VALUE_KEYWORDS:
-        if name in schema:
-            if name == "format" and schema[name] not in FORMATS and schema[name] != "date-time":
-                continue
-            yield Keyword(where, name, schema[name])
-    for combinator in ("oneOf", "anyOf"):
-        if combinator in schema:
-            yield Keyword(where, combinator, len(schema[combinator]))
-    for member, sub in (schema.get("properties") or {}).items():
-        yield from keywords_of(document, sub, f"{where}.{member}" if where else member, depth + 1)
-    if isinstance(schema.get("items"), dict):
-        yield from keywords_of(document, schema["items"], f"{where}[]", depth + 1)
 
 
 @dataclass(frozen=True)
@@ -148,103 +136,110 @@ def value_updates(operation: str, name: str, judgements: list[Judgement], accept
     return updates if valid else updates + [Update(operation, "parameters", name, INVALID)]
 
 
-def judge(document: dict[str, Any], schema: Any, value: Any, where: str = "",
-          depth: int = 0) -> Iterator[Judgement]:
-    """Each keyword of `schema` (and of its members and first array items) judged against `value`."""
-    schema = merged(document, schema)
-    if depth > MAX_DEPTH:
-        return
-    prefix = f"{where} " if where else ""
-    for name in VALUE_KEYWORDS:
-        if name not in schema:
-            continue
-        verdict = _verdict(name, schema[name], value)
-        if verdict is not None:
-            satisfied, at_bound = verdict
-            member = value if name == "enum" and satisfied and _hashable(value) else None
-            yield Judgement(prefix + name, satisfied, at_bound, member)
-    for combinator in ("oneOf", "anyOf"):
-        if combinator in schema:
-            fits = [branch for branch in schema[combinator] if satisfies(document, branch, value, depth + 1)]
-            yield Judgement(prefix + combinator, len(fits) == 1 if combinator == "oneOf" else bool(fits))
-    if isinstance(value, dict):
-        for member, sub in (schema.get("properties") or {}).items():
-            if member in value:
-                yield from judge(document, sub, value[member], f"{where}.{member}" if where else member, depth + 1)
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for element in value[:SAMPLED_ITEMS]:
-            yield from judge(document, schema["items"], element, f"{where}[]", depth + 1)
-
-
-def satisfies(document: dict[str, Any], schema: Any, value: Any, depth: int = 0) -> bool:
-    """Whether `value` satisfies every keyword of `schema` this module knows, members included."""
-    return all(judgement.satisfied for judgement in judge(document, schema, value, depth=depth))
-
-
-def _hashable(value: Any) -> bool:
-    return isinstance(value, (str, int, float, bool)) or value is None
-
-
-_TYPES = {"string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
-          "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-          or (isinstance(v, float) and v.is_integer()),
-          "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-          "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
-          "null": lambda v: v is None}
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _verdict(name: str, expected: Any, value: Any) -> tuple[bool, bool] | None:
-    """(satisfied, at the bound) of one keyword for one value, or None when the keyword does not apply to it."""
-    if name == "type":
-        types = expected if isinstance(expected, list) else [expected]
-        return any(_TYPES.get(t, lambda v: True)(value) for t in types), False
-    if name == "enum":
-        return value in expected, False
-    if name == "const":
-        return value == expected, False
-    if name in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
-        if not _number(value) or not _number(expected):
-            return None
-        if name == "minimum":
-            return value >= expected, value == expected
-        if name == "maximum":
-            return value <= expected, value == expected
-        if name == "exclusiveMinimum":
-            return value > expected, False
-        if name == "exclusiveMaximum":
-            return value < expected, False
-        return (expected != 0 and (value / expected).is_integer()), False
-    if name in ("minLength", "maxLength", "pattern", "format"):
-        if not isinstance(value, str):
-            return None
-        if name == "minLength":
-            return len(value) >= expected, len(value) == expected
-        if name == "maxLength":
-            return len(value) <= expected, len(value) == expected
-        if name == "pattern":
-            return re.search(expected, value) is not None, False
-        return _format(expected, value), False
-    if name in ("minItems", "maxItems"):
-        if not isinstance(value, list):
-            return None
-        return ((len(value) >= expected if name == "minItems" else len(value) <= expected), len(value) == expected)
-    if name == "required":
-        if not isinstance(value, dict):
-            return None
-        return all(member in value for member in expected), False
-    return None
+#: The values a keyword says something about, where it is not every value. JSON Schema calls `minimum` satisfied
+#: by a string; coverage does not count that string as showing `minimum`, nor `pattern` shown by a number.
+_APPLIES: dict[str, Callable[[Any], bool]] = {
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), _number),
+    **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), lambda value: isinstance(value, str)),
+    **dict.fromkeys(("minItems", "maxItems"), lambda value: isinstance(value, list)),
+    "required": lambda value: isinstance(value, dict)}
 
 
-def _format(name: str, value: str) -> bool:
-    if name == "date-time":
-        try:
-            dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return False
-        return True
-    pattern = FORMATS.get(name)
-    return pattern is None or pattern.fullmatch(value) is not None
+@cache
+def _compiled(api: str, keyword: str) -> Any:
+    """The validator of one keyword alone (`keyword`: its schema as JSON). Keywords repeat across a document
+    (`type: string` hundreds of times), so each is compiled once a run."""
+    return shapes.compiled(json.loads(keyword), api=api)
+
+
+@dataclass(frozen=True)
+class _Check:
+    id: str
+    name: str
+    expected: Any
+    applies: Callable[[Any], bool] | None
+    validator: Any
+
+
+@dataclass(frozen=True)
+class _Location:
+    """One place of a schema: the keywords judged there, and the places of its members and array items that hold
+    any keyword."""
+
+    checks: tuple[_Check, ...]
+    members: tuple[tuple[str, _Location], ...]
+    items: _Location | None
+
+    def judge(self, value: Any, out: list[Judgement]) -> None:
+        for check in self.checks:
+            if check.applies is not None and not check.applies(value):
+                continue
+            satisfied = check.validator.is_valid(value)
+            at_bound = satisfied and check.name in BOUNDS and \
+                (value if check.name in ("minimum", "maximum") else len(value)) == check.expected
+            member = value if check.name == "enum" and satisfied and _hashable(value) else None
+            out.append(Judgement(check.id, satisfied, at_bound, member))
+        if self.members and isinstance(value, dict):
+            for name, location in self.members:
+                if name in value:
+                    location.judge(value[name], out)
+        if self.items is not None and isinstance(value, list):
+            for element in value[:SAMPLED_ITEMS]:
+                self.items.judge(element, out)
+
+
+class Keywords:
+    """The keyword items of one schema (a parameter's, a response's), its members and array items included to
+    MAX_DEPTH, each keyword compiled once to judge values with."""
+
+    def __init__(self, api: str, schema: Any, where: str = "") -> None:
+        self._api = api
+        self._document = specs.openrpc(api) if api in specs.RPC_APIS else specs.openapi(api)
+        self._keywords: list[Keyword] = []
+        self._root = self._location(schema, where, 0)
+
+    def __iter__(self) -> Iterator[Keyword]:
+        return iter(self._keywords)
+
+    def __len__(self) -> int:
+        return len(self._keywords)
+
+    def judge(self, value: Any) -> list[Judgement]:
+        """Each keyword the value shows (its members' and first array items' too), satisfied or not."""
+        out: list[Judgement] = []
+        if self._root is not None:
+            self._root.judge(value, out)
+        return out
+
+    def _location(self, schema: Any, where: str, depth: int) -> _Location | None:
+        schema = merged(self._document, schema)
+        if depth > MAX_DEPTH:
+            return None
+        checks = []
+        for name in (*VALUE_KEYWORDS, "oneOf", "anyOf"):
+            if name not in schema or (name == "format" and schema[name] not in FORMATS):
+                continue
+            expected = schema[name]
+            # A combinator's item is the choice itself: its value is how many branches it offers.
+            keyword = Keyword(where, name, len(expected) if name in ("oneOf", "anyOf") else expected)
+            self._keywords.append(keyword)
+            validator = _compiled(self._api, json.dumps({name: expected}, sort_keys=True))
+            checks.append(_Check(keyword.id, name, expected, _APPLIES.get(name), validator))
+        members = []
+        for member, sub in (schema.get("properties") or {}).items():
+            location = self._location(sub, f"{where}.{member}" if where else member, depth + 1)
+            if location is not None:
+                members.append((member, location))
+        items = self._location(schema["items"], f"{where}[]", depth + 1) \
+            if isinstance(schema.get("items"), dict) else None
+        if not (checks or members or items):
+            return None
+        return _Location(tuple(checks), tuple(members), items)
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) or value is None

@@ -16,8 +16,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from conformance import specs
 from conformance.clients.http import KEEP_WHOLE, Exchange
 from conformance.coverage.items import REACHED, VALID, Shape, Update
-from conformance.coverage.keywords import (BOUNDS, Keyword, Sampler, judge, keywords_of, merged,
-                                           presence_updates, value_updates)
+from conformance.coverage.keywords import (BOUNDS, Keyword, Keywords, Sampler, merged, presence_updates,
+                                           value_updates)
 
 VERBS = ("get", "post", "put", "patch", "delete")
 REFUSED = frozenset({400, 404, 422})
@@ -40,7 +40,7 @@ class Parameter:
     location: str
     required: bool
     schema: dict[str, Any]
-    keywords: list[Keyword]
+    keywords: Keywords
     explode: bool = True
     examples: dict[str, Any] = field(default_factory=dict)
 
@@ -59,7 +59,7 @@ class Operation:
     name: str          # "GET /v1/…"
     pattern: re.Pattern[str]
     parameters: list[Parameter]
-    responses: dict[str, dict[str, Any] | None]   # status ("200", "4XX", "default") -> JSON schema or None
+    responses: dict[str, Keywords | None]   # status ("200", "4XX", "default") -> its schema's keywords, or None
 
 
 def _path_pattern(template: str) -> re.Pattern[str]:
@@ -104,18 +104,18 @@ class RestModel:
                     schema = merged(document, raw.get("schema", {}))
                     parameters.append(Parameter(
                         raw["name"], raw["in"], bool(raw.get("required")), schema,
-                        list(keywords_of(document, schema, raw["name"])), explode=raw.get("explode", True),
+                        Keywords(api, schema, raw["name"]), explode=raw.get("explode", True),
                         examples=_examples(raw, schema)))
                 body = specs.resolve(document, op.get("requestBody"))
                 if isinstance(body, dict):
                     schema = merged(document, (body.get("content", {}).get("application/json") or {}).get("schema"))
                     parameters.append(Parameter("body", "body", bool(body.get("required")), schema,
-                                                list(keywords_of(document, schema, "body"))))
+                                                Keywords(api, schema, "body")))
                 responses = {}
                 for status, response in op.get("responses", {}).items():
                     response = specs.resolve(document, response)
                     media = (response.get("content") or {}).get("application/json") or {}
-                    responses[str(status)] = merged(document, media["schema"]) if "schema" in media else None
+                    responses[str(status)] = Keywords(api, media["schema"]) if "schema" in media else None
                 name = f"{verb.upper()} {template}"
                 self.operations[name] = Operation(name, _path_pattern(template), parameters, responses)
 
@@ -138,11 +138,11 @@ class RestModel:
                                                          bound=keyword.name in BOUNDS, members=members)
                 for example in parameter.examples:
                     dims["examples"][f"{parameter.name} {example}"] = Shape(invalid=False)
-            for status, schema in op.responses.items():
+            for status, keywords in op.responses.items():
                 unreachable = unreachable_status(status, self.has_key)
                 dims["responses"][status] = Shape(invalid=False, unreachable=unreachable)
-                if schema is not None:
-                    for keyword in keywords_of(self.document, schema):
+                if keywords is not None:
+                    for keyword in keywords:
                         dims["response_keywords"][f"{status} {keyword.id}"] = Shape(
                             invalid=False, unreachable=unreachable)
             out[name] = dims
@@ -162,13 +162,13 @@ class RestModel:
         status = self._documented_status(op, exchange.status)
         if status is not None:
             updates.append(Update(operation, "responses", status, VALID))
-            schema = op.responses[status]
-            if schema is not None and len(exchange.body) <= KEEP_WHOLE and exchange.body[:1] in (b"{", b"[") \
+            keywords = op.responses[status]
+            if keywords is not None and len(exchange.body) <= KEEP_WHOLE and exchange.body[:1] in (b"{", b"[") \
                     and self.sampler.read((operation, status)):
                 body = exchange.json() if exchange.is_json() else None
                 if body is not None:
                     updates += [Update(operation, "response_keywords", f"{status} {j.id}", VALID)
-                                for j in judge(self.document, schema, body) if j.satisfied]
+                                for j in keywords.judge(body) if j.satisfied]
         if not (ok or refused):
             return updates
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -213,7 +213,7 @@ class RestModel:
                            ok: bool) -> list[Update]:
         updates = presence_updates(operation, parameter.name, parameter.required, bool(values), ok)
         for value, text in values:
-            judgements = list(judge(self.document, parameter.schema, value, parameter.name))
+            judgements = parameter.keywords.judge(value)
             updates += value_updates(operation, parameter.name, judgements, ok)
             if ok and all(j.satisfied for j in judgements):
                 updates += [Update(operation, "examples", f"{parameter.name} {name}", VALID)

@@ -13,8 +13,7 @@ from typing import Any
 from conformance import specs
 from conformance.clients.http import KEEP_WHOLE, Exchange
 from conformance.coverage.items import REACHED, VALID, Shape, Update
-from conformance.coverage.keywords import (BOUNDS, Keyword, Sampler, judge, keywords_of, merged,
-                                           presence_updates, value_updates)
+from conformance.coverage.keywords import BOUNDS, Keywords, Sampler, presence_updates, value_updates
 
 FORMS = {"by-name": ("by-name",), "by-position": ("by-position",), "either": ("by-name", "by-position")}
 
@@ -23,8 +22,7 @@ FORMS = {"by-name": ("by-name",), "by-position": ("by-position",), "either": ("b
 class Param:
     name: str
     required: bool
-    schema: dict[str, Any]
-    keywords: list[Keyword]
+    keywords: Keywords
 
 
 @dataclass
@@ -32,7 +30,7 @@ class Method:
     name: str
     params: list[Param]
     forms: tuple[str, ...]
-    result: dict[str, Any] | None
+    result: Keywords | None
     errors: list[str]
     examples: dict[str, dict[str, Any]] = field(default_factory=dict)   # example name -> {param: value}
 
@@ -49,15 +47,15 @@ class RpcModel:
             params = []
             for raw in method.get("params", []):
                 raw = specs.resolve(document, raw)
-                schema = merged(document, raw.get("schema", {}))
-                params.append(Param(raw["name"], bool(raw.get("required")), schema,
-                                    list(keywords_of(document, schema, raw["name"]))))
+                params.append(Param(raw["name"], bool(raw.get("required")),
+                                    Keywords(api, raw.get("schema", {}), raw["name"])))
             result = specs.resolve(document, method.get("result"))
             examples = {example.get("name", str(index)): {p["name"]: p.get("value") for p in example.get("params", [])}
                         for index, example in enumerate(method.get("examples", []))}
             self.methods[method["name"]] = Method(
                 method["name"], params, FORMS.get(method.get("paramStructure", "either"), FORMS["either"]),
-                merged(document, result["schema"]) if isinstance(result, dict) and "schema" in result else None,
+                Keywords(api, result["schema"], "result") if isinstance(result, dict) and "schema" in result
+                else None,
                 [error.get("when", "") for error in method.get("x-errors", [])], examples)
 
     def shapes(self) -> dict[str, dict[str, dict[str, Shape]]]:
@@ -82,7 +80,7 @@ class RpcModel:
             if method.errors:
                 dims["responses"]["error"] = Shape(invalid=False)
             if method.result is not None:
-                for keyword in keywords_of(self.document, method.result, "result"):
+                for keyword in method.result:
                     dims["response_keywords"][keyword.id] = Shape(invalid=False)
             out[name] = dims
         return out
@@ -104,7 +102,7 @@ class RpcModel:
             updates.append(Update(operation, "responses", "result", VALID))
             if method.result is not None and self.sampler.read(operation):
                 updates += [Update(operation, "response_keywords", j.id, VALID)
-                            for j in judge(self.document, method.result, answer["result"], "result") if j.satisfied]
+                            for j in method.result.judge(answer["result"]) if j.satisfied]
         elif refused and method.errors:
             updates.append(Update(operation, "responses", "error", VALID))
         if not (ok or refused):
@@ -130,5 +128,4 @@ class RpcModel:
         updates = presence_updates(operation, param.name, param.required, present, ok)
         if not present:
             return updates
-        return updates + value_updates(operation, param.name,
-                                       list(judge(self.document, param.schema, named[param.name], param.name)), ok)
+        return updates + value_updates(operation, param.name, param.keywords.judge(named[param.name]), ok)

@@ -1,47 +1,23 @@
 """fleet.md and fleet.html from fleet.json: targets side by side, the rules where they part, the odd ones out.
 
-Every value may come from a target (names are the operator's, pointers and requests the targets'), so every one
-is escaped; the page carries its own stylesheet and no script, and its Content-Security-Policy allows nothing else.
+Every value may come from a target (names are the operator's, pointers and requests the targets'): fleet.md keeps
+each inside its table cell, fleet.html is a template that escapes every value, on the layout, stylesheet and
+Content-Security-Policy of report.html.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import html as html_lib
 from typing import Any
 from urllib.parse import quote
 
-MARKS = {"pass": "✓", "fail": "✗", "flaky": "≈", "error": "!", "skip": "–", "untested": "○", "observed": "◉",
-         "not selected": "·"}
+from conformance.reporting import pages
+from conformance.reporting.pages import MARKS
+
 #: Statuses a rule has on a target where nothing is wrong with it.
 QUIET = ("pass", "skip", "untested", "observed", "not selected", None)
 VERDICTS = {"conformant": "✓ conformant", "violations": "✗ violations", "untestable": "! untestable",
             "incomplete": "… incomplete"}
 #: Rows of the markdown matrix and differences: a job summary has a size limit; fleet.json keeps everything.
 MAX_MD_ROWS = 60
-
-_COLOURS = {"pass": "#d5f0d8", "fail": "#f9d0cc", "flaky": "#f6ecb8", "error": "#fde2b8", "skip": "#e6e6e6",
-            "untested": "#f3f3f3", "observed": "#d6e6f8", "not-selected": "#fafafa"}
-STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;
-max-width:1400px;padding:0 16px 48px;color:#1d1d1f;background:#fff}
-h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:1px solid #ccc}
-nav a{margin-right:12px}code{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace}
-table{border-collapse:collapse;margin:8px 0 16px}
-th,td{border:1px solid #d8d8d8;padding:3px 6px;text-align:left;vertical-align:top}
-thead th{background:#f0f0f0;position:sticky;top:0}tbody th{white-space:nowrap}
-td.n{text-align:right;font-variant-numeric:tabular-nums}td.c{text-align:center;white-space:nowrap}
-td.c a{text-decoration:none;color:inherit;display:block}
-.verdict{font-size:18px;font-weight:600;padding:8px 12px;border-radius:4px;margin:8px 0}
-.v-conformant{background:#d5f0d8}.v-violations{background:#f9d0cc}.v-untestable{background:#fde2b8}
-.v-incomplete{background:#f6ecb8}.note{color:#555;font-size:12.5px}
-""" + "".join(f".s-{s}{{background:{c}}}" for s, c in _COLOURS.items())
-CSP = ("default-src 'none'; style-src 'sha256-" + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
-       + "'; img-src data:; base-uri 'none'; form-action 'none'")
-
-
-def _e(value: Any) -> str:
-    return "—" if value is None or value == "" else html_lib.escape(str(value), quote=True)
 
 
 def _md(value: Any) -> str:
@@ -118,79 +94,12 @@ def markdown(fleet: dict[str, Any]) -> str:
 # fleet.html -------------------------------------------------------------------------------------------------
 
 def _link(target: dict[str, Any], anchor: str) -> str:
+    """A place in the target's own report.html, relative to fleet.html."""
     folder = "/".join(quote(part) for part in str(target["report_dir"]).replace("\\", "/").split("/"))
-    return _e(f"{folder}/report.html#{quote(anchor)}")
-
-
-def _cell(target: dict[str, Any], rule: dict[str, Any]) -> str:
-    status = rule["statuses"].get(target["name"])
-    if status is None:
-        return '<td class="c">—</td>'
-    anchor = ("failure-" if status == "fail" else "rule-") + str(rule["id"])
-    css = str(status).replace(" ", "-")
-    return (f'<td class="c s-{_e(css)}" title="{_e(target["name"])}: {_e(status)}">'
-            f'<a href="{_link(target, anchor)}">{MARKS.get(status, "")} {_e(status)}</a></td>')
-
-
-def _matrix(fleet: dict[str, Any], rules: list[dict[str, Any]]) -> str:
-    targets = fleet["targets"]
-    head = "".join(f'<th scope="col"><a href="{_link(t, "summary")}">{_e(t["name"])}</a></th>' for t in targets)
-    rows = "".join(f'<tr id="rule-{_e(r["id"])}"><th scope="row">{_e(r["id"])}</th><td>{_e(r["level"])}</td>'
-                   f'<td>{_e(r["title"])}</td>' + "".join(_cell(t, r) for t in targets) + "</tr>" for r in rules)
-    return (f'<table><thead><tr><th scope="col">Rule</th><th scope="col">Level</th><th scope="col">Title</th>'
-            f"{head}</tr></thead><tbody>{rows}</tbody></table>")
+    return f"{folder}/report.html#{quote(anchor)}"
 
 
 def html(fleet: dict[str, Any]) -> str:
-    targets = fleet["targets"]
-    verdict = fleet["verdict"]
-    rows = "".join(
-        f'<tr><th scope="row"><a href="{_link(t, "summary")}">{_e(t["name"])}</a></th>'
-        f'<td class="v-{_e(t["verdict"])}">{_e(VERDICTS.get(t["verdict"], t["verdict"]))}</td>'
-        f'<td class="n">{_e(t["exit_code"])}</td><td class="n">{_e(_score(t))}</td>'
-        f'<td class="n">{_e(t["tests"].get("failed", 0))}</td><td>{_e(t.get("chain"))}</td>'
-        f'<td>{_e(_history(t))}</td><td>{_e(t.get("missing"))}</td></tr>' for t in targets)
-    summary = ('<table><thead><tr><th scope="col">Target</th><th scope="col">Verdict</th><th scope="col">Exit</th>'
-               '<th scope="col">Score (required rules passed / tested)</th><th scope="col">Tests failed</th>'
-               '<th scope="col">Chain</th><th scope="col">Since last run</th><th scope="col">Note</th></tr></thead>'
-               f"<tbody>{rows}</tbody></table>")
-    parting = parting_rules(fleet)
-    parting_part = _matrix(fleet, parting) if parting else \
-        "<p>Every target passed every rule it was tested on.</p>"
-    everything = (f"<details><summary>Every rule ({len(fleet['rules'])})</summary>"
-                  f"{_matrix(fleet, fleet['rules'])}</details>")
-    body = (f'<header><h1>Fleet conformance report</h1><nav><a href="#targets">Targets</a>'
-            f'<a href="#rules">Rules</a><a href="#odd-one-out">Odd one out</a></nav>'
-            f'<p id="verdict" class="verdict v-{_e(verdict)}" data-verdict="{_e(verdict)}">'
-            f"{_e(VERDICTS.get(verdict, verdict))} — exit {_e(fleet['exit_code'])}</p>"
-            f'<p class="note">The fleet\'s exit code is its most severe target\'s, in the order '
-            f"{_e(', '.join(str(c) for c in fleet['exit_order']))}.</p></header>"
-            f'<section id="targets"><h2>Targets ({len(targets)})</h2>{summary}</section>'
-            f'<section id="rules"><h2>Rules not passed by every target ({len(parting)})</h2>'
-            f'<p class="note">Each cell opens that rule in the target\'s own report.</p>{parting_part}{everything}'
-            f"</section>{_differences(fleet)}")
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>Fleet conformance report: {_e(verdict)}</title><style>{STYLE}</style></head>"
-            f"<body>{body}</body></html>\n")
-
-
-def _differences(fleet: dict[str, Any]) -> str:
-    if not fleet["chains"]:
-        return ('<section id="odd-one-out"><h2>Odd one out</h2><p>No targets are named as serving the same '
-                "chain: no answers were compared.</p></section>")
-    groups = "".join(f"<li>{_e(chain)}: {_e(', '.join(group))}</li>" for chain, group in fleet["chains"].items())
-    if not fleet["differences"]:
-        table = "<p>Every target of each chain answered as its group's majority.</p>"
-    else:
-        rows = "".join(
-            f'<tr><th scope="row">{_e(d["target"])}</th><td>{_e(d["kind"])}</td><td>{_e(d["chain"])}</td>'
-            f'<td><code>{_e(d["request"])}</code></td><td>'
-            + "<br>".join(f"<code>{_e(p) if p else '(whole answer)'}</code>" for p in d["pointers"])
-            + f'</td><td>{_e(d["detail"])}</td></tr>' for d in fleet["differences"])
-        table = ('<table><thead><tr><th scope="col">Target</th><th scope="col">Kind</th><th scope="col">Chain</th>'
-                 '<th scope="col">Request</th><th scope="col">Members that differ</th><th scope="col">Detail</th>'
-                 f"</tr></thead><tbody>{rows}</tbody></table>")
-    return (f'<section id="odd-one-out"><h2>Odd one out ({len(fleet["differences"])})</h2><ul>{groups}</ul>'
-            f"{table}</section>")
+    """fleet.html: reporting/templates/fleet.html on the layout report.html shares, every value escaped."""
+    return pages.render("fleet.html", fleet=fleet, parting=parting_rules(fleet), verdicts=VERDICTS, link=_link,
+                        score=_score, since=_history)

@@ -1,19 +1,41 @@
-"""The score trend as a small inline SVG: drawn by the page itself, no script, no external resource."""
+"""The score trend as a small inline SVG (reporting/templates/trend.svg): drawn by the page itself, no script, no
+external resource."""
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from conformance.reporting import pages
+
 WIDTH, HEIGHT, PAD = 240, 48, 4
-#: Presentation attributes, not style attributes: the report's Content-Security-Policy admits no inline style.
-_LINE = 'fill="none" stroke="#1f5fa8" stroke-width="1.5"'
 _DOT = {"conformant": "#2e7d32", "violations": "#c62828"}
 
 
-def trend_svg(points: Sequence[dict[str, Any]]) -> str:
-    """A line of the runs' scores (0 to 100 %), oldest left; a run without a score leaves a gap. Each point's
-    <title> gives its time, score and verdict, so the picture is also text."""
+@dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    colour: str
+    tip: str
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What trend.svg draws: lines of points "x,y ...", a dot per scored run, and the lines of 100 % and 0 %."""
+    label: str
+    lines: list[str]
+    dots: list[Dot]
+    grid: tuple[float, float]
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = PAD
+    right: int = WIDTH - PAD
+
+
+def picture(points: Sequence[dict[str, Any]]) -> Picture:
+    """A line of the runs' scores (0 to 100 %), oldest left; a run without a score leaves a gap. Each dot's tip
+    gives its time, score and verdict, so the picture is also text."""
     scored = [(index, point) for index, point in enumerate(points) if isinstance(point.get("score"), (int, float))]
     label = "score trend: " + (", ".join(f"{point['score']:.1%}" for _, point in scored) or "no score yet")
     step = (WIDTH - 2 * PAD) / max(len(points) - 1, 1)
@@ -30,18 +52,15 @@ def trend_svg(points: Sequence[dict[str, Any]]) -> str:
             run.append(f"{x(index)},{y(point['score'])}")
             continue
         if len(run) > 1:
-            lines.append(run)
+            lines.append(" ".join(run))
         run = []
     if len(run) > 1:
-        lines.append(run)
-    parts = [f'<polyline points="{" ".join(line)}" {_LINE}/>' for line in lines]
-    for index, point in scored:
-        colour = _DOT.get(str(point.get("verdict")), "#e08a00")
-        tip = html.escape(f"{point.get('time')}: {point['score']:.1%} ({point.get('verdict')})", quote=True)
-        parts.append(f'<circle cx="{x(index)}" cy="{y(point["score"])}" r="2.5" fill="{colour}">'
-                     f"<title>{tip}</title></circle>")
-    grid = (f'<line x1="{PAD}" y1="{y(1.0)}" x2="{WIDTH - PAD}" y2="{y(1.0)}" stroke="#ccc" stroke-width="0.5"/>'
-            f'<line x1="{PAD}" y1="{y(0.0)}" x2="{WIDTH - PAD}" y2="{y(0.0)}" stroke="#ccc" stroke-width="0.5"/>')
-    return (f'<svg class="trend" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{html.escape(label, quote=True)}">'
-            f"<title>{html.escape(label)}</title>{grid}{''.join(parts)}</svg>")
+        lines.append(" ".join(run))
+    dots = [Dot(x(index), y(point["score"]), _DOT.get(str(point.get("verdict")), "#e08a00"),
+                f"{point.get('time')}: {point['score']:.1%} ({point.get('verdict')})") for index, point in scored]
+    return Picture(label, lines, dots, (y(1.0), y(0.0)))
+
+
+def trend_svg(points: Sequence[dict[str, Any]]) -> str:
+    """The picture alone, as report.html draws it."""
+    return pages.render("trend.svg", picture=picture(points))
