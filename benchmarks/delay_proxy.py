@@ -132,7 +132,11 @@ def _handler(proxy: DelayProxy) -> type[BaseHTTPRequestHandler]:
                         raise
             raise AssertionError("unreachable")
 
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _forward
+        def __getattr__(self, name: str) -> Any:
+            # Every method is forwarded, those generated requests send to see them refused (TRACE, QUERY) too.
+            if name.startswith("do_"):
+                return self._forward
+            raise AttributeError(name)
 
         def finish(self) -> None:
             super().finish()

@@ -1,5 +1,6 @@
 """Prints every benchmark as one markdown table: reference throughput, suite speed, validation cost, the whole
-suite, the suite against a target 10 and 50 ms away, and what each speed mechanism of the engine is worth."""
+suite, the processor time a request costs, the suite against a target 10 and 50 ms away, and what each speed
+mechanism of the engine is worth."""
 from __future__ import annotations
 
 import argparse
@@ -13,11 +14,11 @@ from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import latency, mechanisms, reference_throughput, suite_speed, validation_cost
+from benchmarks import cpu_cost, latency, mechanisms, reference_throughput, suite_speed, validation_cost
 from benchmarks.table import BenchmarkError, Row, markdown, progress
 
 #: in the order their rows appear in the table
-PARTS = ("throughput", "suite", "validation", "whole", "latency", "mechanisms")
+PARTS = ("throughput", "suite", "validation", "whole", "cpu", "latency", "mechanisms")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,6 +71,8 @@ def notes(parts: Sequence[str]) -> list[str]:
              "a fresh `conformance run` process against it."]
     if "suite" in parts or "whole" in parts:
         lines.append(suite_speed.RATIO_NOTE)
+    if "cpu" in parts:
+        lines.append(cpu_cost.NOTE)
     if "latency" in parts:
         lines.append(latency.NOTE)
     return lines
@@ -86,6 +89,8 @@ def measure(parts: Sequence[str], *, thorough: bool) -> list[Row]:
     if "validation" in parts:
         progress("validation cost")
         found["validation"] = validation_cost.measure()
+    if "cpu" in parts:
+        found["cpu"] = cpu_cost.run()
     if "latency" in parts:
         found["latency"] = latency.measure(sequential=thorough)
     if "mechanisms" in parts:

@@ -26,6 +26,9 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_RECHECKS = 3
 #: Megabytes the run's resident memory stays under: a run against well-behaved targets needs a few hundred.
 DEFAULT_MAX_MEMORY_MB = 1024
+#: Seconds a fault on the way to the target is ridden through, and an outage after which the run gives up: a node's
+#: restart, a load balancer's failover.
+DEFAULT_OUTAGE_WINDOW = 30.0
 GATES = ("must", "standard")
 
 
@@ -45,6 +48,7 @@ class Target:
     allow_mutations: bool = False
     seed: int | None = None
     timeout: float = 30.0
+    outage_window: float = DEFAULT_OUTAGE_WINDOW
     rate_limit: float | None = None
     max_requests: int | None = None
     max_duration: float | None = None
@@ -123,6 +127,9 @@ SETTINGS = (
     Setting("max_duration", "seconds after which no new request starts", metavar="S"),
     Setting("timeout", "seconds within which each answer must arrive whole", 30.0, metavar="S",
             pytest_flag="--request-timeout"),
+    Setting("outage_window", "seconds a read-only request refused, reset or cut mid-body is sent again for, and "
+            "after which a target that gave nothing else (or 5XX) is down: the run stops, exit 3 (0: neither)",
+            DEFAULT_OUTAGE_WINDOW, metavar="S"),
     Setting("concurrency", "at most N tests with requests in flight at once, over one rate limit and budget",
             DEFAULT_CONCURRENCY, metavar="N"),
     Setting("draw_ahead", "draw the cases of property tests in a helper process on another core", True,
@@ -318,6 +325,7 @@ def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: P
         allow_mutations=_boolean(raw.get("allow_mutations", False)),
         seed=_number(int, "seed", raw["seed"]) if raw.get("seed") not in (None, "") else None,
         timeout=_number(float, "timeout", raw.get("timeout", 30.0), minimum=0.1),
+        outage_window=_number(float, "outage_window", raw.get("outage_window", DEFAULT_OUTAGE_WINDOW)),
         rate_limit=parse_rate(raw["rate_limit"]) if raw.get("rate_limit") else None,
         # A zero is checked, not read as "no limit": --max-duration 0 must not run without one.
         max_requests=_number(int, "max_requests", raw["max_requests"], 1)

@@ -33,6 +33,33 @@ class TargetUnreachable(SuiteError):
     """The target did not answer (connection refused, timeout, DNS failure)."""
 
 
+class TransportFault(SuiteError):
+    """The way to the target failed, not the target's answer: a connection refused or reset, an answer cut off
+    mid-body. `sent` is False when the request cannot have reached the target (the connection was refused)."""
+
+    def __init__(self, message: str, *, sent: bool = True) -> None:
+        super().__init__(message)
+        self.sent = sent
+        self.number = 0   # the number of the attempt that met it, in its session (its HAR entry's _id)
+
+    @property
+    def kind(self) -> str:
+        """refused, reset or cut: what the report counts."""
+        return "reset" if self.sent else "refused"
+
+
+class ConnectionLost(TransportFault, TargetUnreachable):
+    """The connection was refused, or reset or closed before the answer began."""
+
+
+class AnswerCut(TransportFault):
+    """The answer's body ended before it was whole: the connection was closed or reset mid-body."""
+
+    @property
+    def kind(self) -> str:
+        return "cut"
+
+
 class TargetUnavailable(SuiteError):
     """The target kept answering that it cannot serve now (502, 503, 504) after the suite waited and retried."""
 
@@ -47,6 +74,11 @@ class BudgetExhausted(SuiteError):
 
 class RunStopped(BudgetExhausted):
     """The run is stopping (a signal): no request starts any more, and those on the wire are cut off."""
+
+
+class TargetDown(RunStopped):
+    """Nothing but refused or reset connections, cut answers and 5XX answers came back for longer than the outage
+    window: the run stops as on a signal, every report written, and the target counts as not tested."""
 
 
 #: Characters of the answer a violation keeps as evidence.

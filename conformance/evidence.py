@@ -24,11 +24,16 @@ EXCHANGES_PER_RULE = 3
 
 def exchange_ref(exchange: Exchange) -> dict[str, Any]:
     """What a report says of one exchange: its number in the run (the HAR archive's `_id`), method, URL without user
-    or password, and status."""
+    or password, and status (worked out once per exchange: every check that judges it names it)."""
+    known = getattr(exchange, "_ref", None)
+    if known is not None and known["status"] == exchange.status:
+        return known
     parts = urlsplit(exchange.url)
     netloc = parts.netloc.rpartition("@")[2]
-    return {"id": exchange.number, "method": exchange.method,
-            "url": urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")), "status": exchange.status}
+    ref = {"id": exchange.number, "method": exchange.method,
+           "url": urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")), "status": exchange.status}
+    exchange._ref = ref   # type: ignore[attr-defined]  # a memo on the exchange, not one of its fields
+    return ref
 
 
 @dataclass
@@ -46,6 +51,8 @@ class Ledger:
     latest: dict[str, Any] | None = None
     #: (declaration, aspect, operation) of each declared relation a check of it verified, not yet reported.
     verified: set[tuple[str, str, str]] = field(default_factory=set)
+    #: The test changes the target's state (it is marked `mutating`): no request of it is ever sent twice.
+    changes_state: bool = False
 
     def hold(self, rule_id: str, exchange: Exchange | None = None) -> None:
         self.held[rule_id] += 1

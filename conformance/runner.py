@@ -174,6 +174,10 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
            "-p", "no:schemathesis",
            # anyio's plugin, for async tests the suite does not have, is called at every fixture's setup
            "-p", "no:anyio",
+           # pytest's watch for unraisable exceptions and exceptions of threads collects the garbage five times
+           # over at the end of every session and after every test's teardown: seconds of a long run on a large
+           # heap; the suite's threads report through the run's ledgers
+           "-p", "no:unraisableexception", "-p", "no:threadexception",
            # pytest rewrites the asserts of every module of a plugin's package, ours included, and where bytecode
            # is not written (PYTHONDONTWRITEBYTECODE) it does so on every run: a twentieth of a second of each
            # session. The suite's checks report through rule IDs, not through assert introspection.

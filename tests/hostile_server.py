@@ -25,7 +25,7 @@ from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 
 BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json",
-              "huge", "huge-length", "429", "429-always", "503-bursts", "503-always", "redirect-loop",
+              "huge", "huge-length", "429", "429-always", "503-bursts", "503-always", "503-json", "redirect-loop",
               "redirect-endless-body", "echo-key", "surrogate-escape", "early-hints", "restart", "reset-sometimes",
               "tls", "bloated")
 HUGE_BYTES = 50 * 1024 * 1024
@@ -150,7 +150,7 @@ class HostileServer:
                 answer = self.behaviour
             status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200,
                       "html": 200, "bad-utf8": 200, "deep-json": 200,
-                      "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503,
+                      "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503, "503-json": 503,
                       "redirect-loop": 302, "redirect-endless-body": 302, "echo-key": 400,
                       "surrogate-escape": 200, "early-hints": None, "reset": 200, "bloated": None}[answer]
             self.hits.append(Hit(time.monotonic(), method, path, status))
@@ -291,6 +291,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _503_always(self, body: bytes) -> None:
         self._send(503, b"<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>", "text/html")
+
+    def _503_json(self, body: bytes) -> None:
+        """A gateway whose node is gone: every answer a 503 with a JSON body, as the Data API documents errors."""
+        self._send(503, b'{"message":"Service Unavailable","statusCode":503,"error":"Service Unavailable"}',
+                   "application/json")
 
     def _redirect_loop(self, body: bytes) -> None:
         self._send(302, b"", "text/plain", {"Location": self.path})

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -290,36 +291,45 @@ class _Pipe:
         key, payload = pickle.loads(data)
         self.sent[key] = pickle.loads(payload) if payload else None
 
+    def close(self) -> None:
+        pass
+
 
 def test_runs_of_a_fleet_draw_each_test_s_cases_once_between_them(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from hypothesis import strategies as st
 
     from conformance.engine import helper
+    from conformance.engine import store
+    from conformance.engine.store import CaseStore
     from conformance.profiles import PROFILES
 
     calls: list[str] = []
 
-    def counted(sources: Any, profile: Any) -> list[dict[str, Any]]:
+    def counted(sources: Any, profile: Any, seed: int) -> list[dict[str, Any]]:
         calls.append(next(iter(sources)))
         return [{next(iter(sources)): n} for n in range(3)]
 
     monkeypatch.setattr(helper, "draw", counted)
     plans: list[tuple[str, Mapping[str, Any]]] = [(f"test_{n}", {f"x{n}": st.integers()}) for n in range(4)]
     first, second = _Pipe(), _Pipe()
-    helper._draw_shared(plans, PROFILES["quick"], first, tmp_path)
-    helper._draw_shared(plans, PROFILES["quick"], second, tmp_path)
+    helper._draw_all(plans, PROFILES["quick"], CaseStore(tmp_path, 0, "quick"), 0, first)
+    kept = CaseStore(tmp_path, 0, "quick")
+    helper._draw_all(plans, PROFILES["quick"], kept, 0, second)
     assert first.sent == second.sent and len(first.sent) == 4
     assert calls == ["x0", "x1", "x2", "x3"]           # drawn once, by the first
-    # A test another helper claimed and never drew is drawn here once its patience runs out.
-    (tmp_path / "other").mkdir()
-    import hashlib
-    claim = hashlib.sha256(b"test_0").hexdigest()
-    (tmp_path / "other" / f"{claim}.claim").touch()
-    monkeypatch.setattr(helper, "SHARED_PATIENCE", 0.1)
+    assert kept.read == 4 and kept.written == 0
+    # Another seed draws its own cases.
+    helper._draw_all(plans[:1], PROFILES["quick"], CaseStore(tmp_path, 1, "quick"), 1, _Pipe())
+    assert calls[-1] == "x0" and len(calls) == 5
+    # A test another run claimed is read once that run kept it; a claim whose run went away is drawn here.
+    claimed, waiting = CaseStore(tmp_path, 2, "quick"), CaseStore(tmp_path, 2, "quick")
+    assert claimed.claim("test_0") and claimed.claim("test_1") and not waiting.claim("test_0")
+    threading.Timer(0.2, claimed.put, ("test_0", [{"x0": "theirs"}])).start()
+    monkeypatch.setattr(store, "PATIENCE", 0.5)
     third = _Pipe()
-    helper._draw_shared(plans[:1], PROFILES["quick"], third, tmp_path / "other")
-    assert third.sent == {"test_0": [{"x0": 0}, {"x0": 1}, {"x0": 2}]}
+    helper._draw_all(plans[:2], PROFILES["quick"], waiting, 2, third)
+    assert third.sent == {"test_0": [{"x0": "theirs"}], "test_1": [{"x1": 0}, {"x1": 1}, {"x1": 2}]}
 
 
 def test_each_target_of_a_fleet_writes_its_own_archive() -> None:

@@ -241,5 +241,5 @@ def test_a_large_body_is_written_as_what_is_kept_with_a_comment(tmp_path: Path) 
     first, second = valid_har(tmp_path / "c.har")["log"]["entries"]
     content = first["response"]["content"]
     assert content["size"] == len(body) and len(content["text"]) < 64 * 1024
-    assert "sha256" in content["comment"] and content["text"].endswith('"end"]}')
+    assert "blake2b" in content["comment"] and content["text"].endswith('"end"]}')
     assert second["response"]["content"]["encoding"] == "base64"

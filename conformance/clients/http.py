@@ -5,11 +5,13 @@ import collections
 import contextlib
 import email.utils
 import hashlib
+import http.client
 import io
 import json
 import re
 import shlex
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,8 +24,10 @@ import requests.structures
 import urllib3
 
 from conformance.clients.deadline import cut_every_wait, deadline_session, watching
-from conformance.errors import (BudgetExhausted, RateLimited, RunStopped, SuiteError, TargetUnavailable,
-                               TargetUnreachable)
+from conformance.clients.outage import Outage, Ride
+from conformance.clients.resending import may_resend
+from conformance.errors import (AnswerCut, BudgetExhausted, ConnectionLost, RateLimited, RunStopped, SuiteError,
+                               TargetDown, TargetUnavailable, TargetUnreachable, TransportFault)
 
 #: Stands in for a secret header's value in every reproducer and report.
 SECRET_PLACEHOLDER = "$CONFORMANCE_API_KEY"
@@ -69,7 +73,7 @@ class Exchange:
                 # lone surrogate breaks every later encode of the value (reports, terminal).
                 text = self.body.decode("utf-8-sig")
                 self._json = json.loads(text, parse_constant=_not_json_constant)
-                if _SURROGATE_ESCAPE.search(text):
+                if "\\u" in text and _SURROGATE_ESCAPE.search(text):
                     self._json = _mended(self._json)
             except (ValueError, UnicodeDecodeError) as exc:
                 raise NotJson(f"{self.method} {self.url} answered {self.status} with a body that is not JSON: "
@@ -82,13 +86,30 @@ class Exchange:
         return self._json
 
     def _trim(self) -> None:
-        """Keeps a parsed large body as its head and tail, its size and digest: what the run holds (evidence,
-        pages a later test reads) stays bounded whatever the target sends."""
+        """Keeps a parsed large body as its head and tail, its size and digest, and its parsed value with every
+        long text as its head, digest and tail: what the run holds (evidence, pages a later test reads) stays
+        bounded whatever the target sends, and two texts that differ still compare unequal."""
         body = self.body
-        self.body_size, self.body_digest = len(body), hashlib.sha256(body).hexdigest()
+        self.body_size, self.body_digest = len(body), hashlib.blake2b(body, digest_size=16).hexdigest()
         self._null_in_body = b"null" in body
         self.body = body[:KEPT_HEAD] + body[-KEPT_TAIL:]
+        if self._json is not _NOT_PARSED:
+            self._json = _shortened(self._json)
         TRIMMED.add()
+
+    def settle(self) -> None:
+        """Parses a large body now (a JSON one) and keeps it trimmed: the whole body is not kept after it is read."""
+        if len(self.body) > KEEP_WHOLE:
+            if self.body[:1] in (b"{", b"[") and self.is_json():
+                return   # parsing trimmed it
+            if not self.trimmed:
+                self._trim()
+
+    def kept_bytes(self) -> int:
+        """About what keeping this exchange costs: its body, and its parsed value (a few times the text it was
+        parsed from, for Python's objects), once parsed."""
+        parsed = 0 if self._json is _NOT_PARSED else (_kept_size(self._json) if self.trimmed else 3 * len(self.body))
+        return len(self.body) + parsed + len(self.request_body or b"")
 
     @property
     def trimmed(self) -> bool:
@@ -126,6 +147,37 @@ class Exchange:
 #: Bodies larger than this are trimmed once parsed, to their first and last bytes.
 KEEP_WHOLE = 1024 * 1024
 KEPT_HEAD, KEPT_TAIL = 16 * 1024, 4 * 1024
+#: Texts of a trimmed answer's parsed value longer than this are kept as their head, digest and tail.
+KEPT_TEXT = 4 * 1024
+#: Answers over KEEP_WHOLE read at once at most: the others wait for one to be read and trimmed, so that bodies
+#: in flight are bounded whatever the target sends and however many tests are in flight.
+LARGE_IN_FLIGHT = 2
+
+
+def _shortened(value: Any) -> Any:
+    """A parsed value with every text longer than KEPT_TEXT as its head, its digest and its tail."""
+    if isinstance(value, str):
+        if len(value) <= KEPT_TEXT:
+            return value
+        # the text's own hash (no encoding of it again): two long texts that differ still read unequal in one run
+        return f"{value[:KEPT_TEXT // 2]}…[{len(value)} characters, hash {hash(value) & (2**64 - 1):016x}]…" \
+               f"{value[-KEPT_TEXT // 4:]}"
+    if isinstance(value, dict):
+        return {key: _shortened(member) for key, member in value.items()}
+    if isinstance(value, list):
+        return [_shortened(member) for member in value]
+    return value
+
+
+def _kept_size(value: Any) -> int:
+    """About the memory a parsed JSON value takes."""
+    if isinstance(value, str):
+        return 50 + len(value)
+    if isinstance(value, dict):
+        return 100 + sum(50 + len(key) + _kept_size(member) for key, member in value.items())
+    if isinstance(value, list):
+        return 60 + sum(8 + _kept_size(member) for member in value)
+    return 32
 
 
 class _Counter:
@@ -188,6 +240,9 @@ class Limits:
     max_redirects: int = 3
     deadline: float | None = None  # time.monotonic() value after which no request starts
     in_flight: int = 1  # requests sent at once (threads of a concurrent run), each on a keep-alive connection
+    #: Seconds a request that changes nothing is sent again after its connection was refused, reset or cut, and
+    #: after which a target that gave nothing else (or 5XX answers) is down; 0: neither (conformance.clients.outage)
+    outage_window: float = 0.0
 
     @property
     def exchange_timeout(self) -> float:
@@ -199,6 +254,14 @@ UNAVAILABLE = frozenset({502, 503, 504})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: Prepared URLs a session remembers; past that it starts again (a long run's distinct URLs are unbounded).
 _REMEMBERED_URLS = 4096
+
+
+@dataclass
+class FailedAttempt(Exchange):
+    """A request that went out and got no whole answer (refused, reset, cut off, too late, too large): no status,
+    no body, and `fault` says what happened. The session's listeners see it as they see every exchange."""
+
+    fault: str = ""
 
 
 class HttpSession:
@@ -228,6 +291,10 @@ class HttpSession:
         # How a retry is waited for: every wait the target asks for goes through this one call, which a stop ends.
         self.sleep: Callable[[float], Any] = self._stopping.wait
         self._reading: set[Any] = set()   # the raw answers whose bodies are being read, to cut off on a stop
+        self._large = threading.BoundedSemaphore(LARGE_IN_FLIGHT)
+        self.outage = Outage(self.limits.outage_window)
+        # Told why, when the target is down: the run stops as on a signal (the session stops itself too).
+        self.when_down: list[Callable[[str], None]] = []
 
     @property
     def last(self) -> Exchange | None:
@@ -247,7 +314,8 @@ class HttpSession:
                 headers: Mapping[str, str] | None = None, body: bytes | None = None,
                 secret: bool | Mapping[str, str] = False) -> Exchange:
         """Sends one request: 429, 502, 503 and 504 are waited out within the budget, same-origin redirects
-        followed a few times; what outlasts that is a suite error.
+        followed a few times, a refused or reset connection or a cut answer ridden through within the outage window
+        (a request that changes nothing); what outlasts that is a suite error.
 
         `secret` adds the session's secret headers, or, as a mapping, other secret headers for this request
         alone (a key the target advertises), hidden in the same way.
@@ -259,8 +327,14 @@ class HttpSession:
         prepared = self._prepared(method, url, params, all_headers, body)
         throttled = unavailable = 0
         visited = [prepared.url]
+        ride: Ride | None = None   # the faults on the way to the target, once there was one
         while True:
-            exchange = self._send(prepared, hidden)
+            try:
+                exchange = self._send(prepared, hidden)
+            except TransportFault as fault:
+                ride = ride or Ride()
+                self._ride_out(prepared, fault, ride)
+                continue
             if exchange.status == 429:
                 throttled += 1
                 self._wait_out(exchange, throttled, self.limits.retries_on_429, RateLimited, backoff=1.0)
@@ -271,6 +345,9 @@ class HttpSession:
             elif exchange.status in REDIRECTS and "location" in exchange.response_headers:
                 prepared = self._redirected(prepared, exchange, visited)
             else:
+                if ride is not None:
+                    self.outage.rode_through(exchange.method, exchange.url, ride, exchange.number,
+                                             time.monotonic() - ride.started)
                 return exchange
 
     def _prepared(self, method: str, url: str, params: Mapping[str, Any] | None, headers: Mapping[str, str],
@@ -318,6 +395,26 @@ class HttpSession:
                         f"the suite waits")
         if self.limits.deadline is not None and time.monotonic() + wait > self.limits.deadline:
             raise BudgetExhausted(f"{what}; waiting {wait:g} s for a retry outlasts the run's maximum duration")
+        self.sleep(wait)
+
+    def _ride_out(self, prepared: requests.PreparedRequest, fault: TransportFault, ride: Ride) -> None:
+        """Waits before the request is sent again after `fault`, or raises when it may not be: a request that may
+        have reached the target and changes its state, a run that is stopping, the outage window or the run's
+        maximum duration passed."""
+        ride.faults.append(fault.kind)
+        ride.attempts.append(fault.number)
+        if self.stopped is not None:
+            # the stop itself may have cut the answer off: the test is interrupted, not in error
+            raise RunStopped(self.stopped) from None
+        body = prepared.body.encode() if isinstance(prepared.body, str) else prepared.body
+        if not self.outage.window or (fault.sent and not may_resend(prepared.method or "GET", body)):
+            raise fault
+        wait = ride.next_wait(self.outage.window)
+        if wait is None:
+            raise type(fault)(f"{fault} (sent {len(ride.faults)} times over {time.monotonic() - ride.started:.1f} s, "
+                              f"no answer within --outage-window {self.outage.window:g} s)", sent=fault.sent) from None
+        if self.limits.deadline is not None and time.monotonic() + wait > self.limits.deadline:
+            raise BudgetExhausted(f"{fault}; waiting {wait:g} s to send it again outlasts the run's maximum duration")
         self.sleep(wait)
 
     def _redirected(self, prepared: requests.PreparedRequest, exchange: Exchange,
@@ -386,12 +483,51 @@ class HttpSession:
 
     def _send(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self._check_budget()
-        with self._slots:
-            exchange = self._send_counted(prepared, hidden)
+        self._local.attempt = None
+        try:
+            with self._slots:
+                exchange = self._send_counted(prepared, hidden)
+        except SuiteError as error:
+            self._attempt_failed(error)
+            raise
+        self._local.attempt = None
         # Outside the slot: a listener may send a request of its own (the watch asks an odd answer again).
         for listener in self.listeners:
             listener(exchange)
+        if exchange.status is not None and exchange.status >= 500:
+            self._outage_fault(f"{exchange.method} {exchange.url} answered {exchange.status}")
+        else:
+            self.outage.answered()
         return exchange
+
+    def _attempt_failed(self, error: SuiteError) -> None:
+        """A request went out and no whole answer came back: the listeners see the attempt (the HAR archive holds
+        every request sent), and a fault on the way counts towards an outage."""
+        attempt, self._local.attempt = getattr(self._local, "attempt", None), None
+        if attempt is None:
+            return   # nothing was sent: the budget, or the run stopping
+        failed = FailedAttempt(method=attempt.method, url=attempt.url, request_headers=attempt.request_headers,
+                               request_body=attempt.request_body, response_headers=attempt.response_headers,
+                               elapsed=max(0.0, time.time() - attempt.sent_at), secret_headers=attempt.secret_headers,
+                               number=attempt.number, sent_at=attempt.sent_at, fault=str(error))
+        for listener in self.listeners:
+            listener(failed)
+        if isinstance(error, TransportFault):
+            error.number = attempt.number
+            self._outage_fault(str(error))
+
+    def _outage_fault(self, what: str) -> None:
+        """Counts a fault or a 5XX answer towards an outage; raises TargetDown when it has lasted past the window."""
+        if self.stopped is not None:
+            return
+        down = self.outage.failed(what)
+        if down is None:
+            return
+        for tell in self.when_down:
+            tell(down)
+        if self.stopped is None:
+            self.stop(down)
+        raise TargetDown(down)
 
     def _send_counted(self, prepared: requests.PreparedRequest, hidden: frozenset[str]) -> Exchange:
         self.rate.wait()
@@ -408,6 +544,7 @@ class HttpSession:
                              for k, v in prepared.headers.items()
                              if k.lower() not in ("user-agent", "accept-encoding", "connection", "content-length")},
             request_body=body, secret_headers=hidden, number=number, sent_at=time.time())
+        self._local.attempt = exchange   # what the listeners see of it, should no whole answer come back
         started = time.perf_counter()
         # requests' read timeout bounds each socket read, so a server that trickles bytes could hold a request
         # for ever; the whole exchange gets `exchange_timeout`: a watchdog while the headers arrive, then the
@@ -434,9 +571,16 @@ class HttpSession:
             exchange.response_headers = {k.lower(): v for k, v in response.headers.items()}
             with self._counting:
                 self._reading.add(response.raw)
+            large = False
             try:
-                exchange.body = self._read_capped(response, exchange, ends)
+                exchange.body, large = self._read_capped(response, exchange, ends)
+                if large:
+                    # A large answer is parsed and trimmed while it still holds its slot: what waits for the slot
+                    # is never read beside it.
+                    exchange.settle()
             finally:
+                if large:
+                    self._large.release()
                 with self._counting:
                     self._reading.discard(response.raw)
         exchange.elapsed = time.perf_counter() - started
@@ -457,6 +601,13 @@ class HttpSession:
             if isinstance(exc, requests.exceptions.ConnectTimeout) or _timed_out(exc):
                 raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
                                         f"{self._timeout_text(exc)}") from None
+            if _caused_by(exc, ConnectionRefusedError):
+                raise ConnectionLost(f"{exchange.method} {exchange.url}: cannot connect ({_reason(exc)})",
+                                     sent=False) from None
+            if _caused_by(exc, ConnectionResetError, ConnectionAbortedError, BrokenPipeError,
+                          http.client.RemoteDisconnected):
+                raise ConnectionLost(f"{exchange.method} {exchange.url}: the connection was closed before the "
+                                     f"answer ({_reason(exc)})") from None
             raise TargetUnreachable(f"{exchange.method} {exchange.url}: cannot connect ({_reason(exc)})") from None
         if isinstance(exc, requests.exceptions.Timeout):
             raise TargetUnreachable(f"{exchange.method} {exchange.url}: no answer within "
@@ -474,8 +625,9 @@ class HttpSession:
             self._proxies[host] = requests.utils.get_environ_proxies(url)
         return self._proxies[host]
 
-    def _read_capped(self, response: requests.Response, exchange: Exchange, ends: float) -> bytes:
-        """The body, read until `ends` and up to the cap; a larger, slower or broken body is a suite error."""
+    def _read_capped(self, response: requests.Response, exchange: Exchange, ends: float) -> tuple[bytes, bool]:
+        """The body, read until `ends` and up to the cap, and whether it holds one of the slots of large answers
+        (the caller releases it); a larger, slower or broken body is a suite error."""
         cap = self.limits.max_body_bytes
         what = f"{exchange.method} {exchange.url}"
         declared = response.headers.get("content-length", "")
@@ -485,14 +637,19 @@ class HttpSession:
         # read1 returns what has arrived (read waits for a whole chunk), so the deadline is checked often.
         read = getattr(raw, "read1", None) or raw.read
         buffer = io.BytesIO()
+        holding = [False]
         try:
-            return self._read_into(buffer, raw, read, what, ends, cap)
+            return self._read_into(buffer, raw, read, what, ends, cap, holding), holding[0]
+        except BaseException:
+            if holding[0]:
+                self._large.release()
+            raise
         finally:
             # an error's traceback keeps this frame: what was read so far must not live on with it
             buffer.close()
 
     def _read_into(self, buffer: io.BytesIO, raw: Any, read: Callable[..., bytes], what: str, ends: float,
-                   cap: int) -> bytes:
+                   cap: int, holding: list[bool]) -> bytes:
         size = 0
         try:
             while True:
@@ -501,12 +658,19 @@ class HttpSession:
                     raise TargetUnreachable(f"{what}: the answer did not arrive within "
                                             f"{self.limits.exchange_timeout:g} s ({size} bytes of the body read)")
                 _bound_next_read(raw, min(left, self.limits.read_timeout))
-                chunk = read(65536, decode_content=True)
+                # larger reads once a body is large: fewer system calls for the same bytes
+                chunk = read(1048576 if size > KEEP_WHOLE else 65536, decode_content=True)
                 if not chunk:
                     return buffer.getvalue()
                 size += len(chunk)
                 if size > cap:
                     raise SuiteError(f"{what}: body larger than {cap} bytes; not read")
+                if size > KEEP_WHOLE and not holding[0]:
+                    # waits while LARGE_IN_FLIGHT other large answers are being read and trimmed
+                    if not self._large.acquire(timeout=max(0.0, ends - time.monotonic())):
+                        raise TargetUnreachable(f"{what}: the answer did not arrive within "
+                                                f"{self.limits.exchange_timeout:g} s (waiting to read a large body)")
+                    holding[0] = True
                 buffer.write(chunk)
         except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
             if time.monotonic() >= ends - 0.01:
@@ -518,7 +682,7 @@ class HttpSession:
             encoding = raw.headers.get("content-encoding", "")
             raise SuiteError(f"{what}: the body does not decode as its Content-Encoding {encoding!r} says") from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise SuiteError(f"{what}: the body was cut short ({_short_read(exc) or _reason(exc)})") from None
+            raise AnswerCut(f"{what}: the body was cut short ({_short_read(exc) or _reason(exc)})") from None
 
     def close(self) -> None:
         self.session.close()
@@ -613,6 +777,24 @@ def _timed_out(exc: BaseException) -> bool:
     if isinstance(reason, urllib3.exceptions.NewConnectionError):   # urllib3 files a refusal under timeouts too
         return False
     return isinstance(reason, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError))
+
+
+def _caused_by(exc: BaseException, *kinds: type[BaseException]) -> bool:
+    """Whether one of `kinds` is behind `exc`, however requests and urllib3 wrapped it (a ConnectionError holding
+    a MaxRetryError whose reason is a NewConnectionError caused by ConnectionRefusedError, say)."""
+    seen: set[int] = set()
+    found: list[object] = [exc]
+    while found:
+        error = found.pop()
+        if not isinstance(error, BaseException) or id(error) in seen or len(seen) > 16:
+            continue
+        if isinstance(error, kinds):
+            return True
+        if isinstance(error, ssl.SSLError):
+            return False   # a certificate refused is no fault of the way: sending again would not help
+        seen.add(id(error))
+        found += [getattr(error, "reason", None), error.__cause__, error.__context__, *error.args]
+    return False
 
 
 def _short_read(exc: BaseException) -> str | None:

@@ -15,20 +15,24 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
+import hypothesis
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import evidence
 from conformance import schemathesis_support as generated_requests
+from conformance.engine.store import CaseStore
 from conformance.generated import DISCOVERED_PREFIX, CasesSpec, OperationRequests, spec_of
 from conformance.profiles import Profile
 
 
-def examples_of(strategy: st.SearchStrategy[Any]) -> list[Any]:
-    """What Hypothesis draws from `strategy` under the run's settings (`max_examples` of them), in order."""
+def examples_of(strategy: st.SearchStrategy[Any], seed: int = 0) -> list[Any]:
+    """What Hypothesis draws from `strategy` under the run's settings (`max_examples` of them) and `seed`, in
+    order: the same seed draws the same values."""
     out: list[Any] = []
 
+    @hypothesis.seed(seed)
     @given(value=strategy)
     def draw(value: Any) -> None:
         out.append(value)
@@ -37,7 +41,7 @@ def examples_of(strategy: st.SearchStrategy[Any]) -> list[Any]:
     return out
 
 
-def operation_cases(source: OperationRequests, profile: Profile) -> list[Any]:
+def operation_cases(source: OperationRequests, profile: Profile, seed: int = 0) -> list[Any]:
     """The requests schemathesis generates for one operation, as they are sent (`WireCase`): its examples and
     coverage cases, then the fuzzed ones with the path values fixed."""
     op = generated_requests.operation(source.api, source.label)
@@ -45,20 +49,22 @@ def operation_cases(source: OperationRequests, profile: Profile) -> list[Any]:
     # Drawn first, sent afterwards: Hypothesis never sees a request, so a target that stops answering ends the
     # test at once instead of being shrunk against.
     cases = generated_requests.explicit_cases(op, limit=limit) + examples_of(
-        generated_requests.fuzzed_cases(op, path_parameters=[dict(fixed) for fixed in source.paths]))
+        generated_requests.fuzzed_cases(op, path_parameters=[dict(fixed) for fixed in source.paths]), seed)
     return [generated_requests.wire_case(source.api, case) for case in cases]
 
 
-def draw(sources: Mapping[str, st.SearchStrategy[Any] | OperationRequests], profile: Profile) -> list[dict[str, Any]]:
+def draw(sources: Mapping[str, st.SearchStrategy[Any] | OperationRequests], profile: Profile,
+         seed: int = 0) -> list[dict[str, Any]]:
     """The cases of a generated test: one mapping of argument name to value per case."""
     if len(sources) == 1:
         (name, source), = sources.items()
-        values = operation_cases(source, profile) if isinstance(source, OperationRequests) else examples_of(source)
+        values = operation_cases(source, profile, seed) if isinstance(source, OperationRequests) \
+            else examples_of(source, seed)
         return [{name: value} for value in values]
     if any(isinstance(source, OperationRequests) for source in sources.values()):
         raise TypeError("the requests of an operation are a test's only source of cases")
     names = list(sources)
-    return [dict(zip(names, values, strict=True)) for values in examples_of(st.tuples(*sources.values()))]
+    return [dict(zip(names, values, strict=True)) for values in examples_of(st.tuples(*sources.values()), seed)]
 
 
 @dataclass
@@ -121,9 +127,10 @@ def sources_at_collection(item: pytest.Item, profile: Profile) -> Mapping[str, A
 
 
 def drawn_for(request: pytest.FixtureRequest, profile: Profile,
-              ahead: Callable[[str], list[dict[str, Any]] | None] = lambda nodeid: None) -> DrawnCases:
-    """The cases of the test `request` sets up: drawn ahead (`ahead`), else drawn now from its sources resolved with
-    its fixtures and parameters; then the values it discovers put in."""
+              ahead: Callable[[str], list[dict[str, Any]] | None] = lambda nodeid: None,
+              store: CaseStore | None = None, seed: int = 0) -> DrawnCases:
+    """The cases of the test `request` sets up: drawn ahead (`ahead`), else kept from an earlier run (`store`), else
+    drawn now (and kept, when they need nothing this run learns); then the values it discovers put in."""
     spec: CasesSpec | None = spec_of(request.function)
     if spec is None:
         raise TypeError(f"{request.node.nodeid} asks for generated cases without @cases")
@@ -137,6 +144,14 @@ def drawn_for(request: pytest.FixtureRequest, profile: Profile,
                                  for name, source in sources.items()})
     fixed = spec.fixed(arguments)
     drawn = ahead(request.node.nodeid)
+    if drawn is None and store is not None:
+        collected = sources_at_collection(request.node, profile)
+        if collected is not None:
+            key = kept_as(request.node.nodeid)
+            drawn = store.get(key)
+            if drawn is None:
+                drawn = draw(collected, profile, seed)
+                store.put(key, drawn)
     if drawn is not None:
         cases = [filled(case, fixed) for case in drawn]
         if not _discovered_left(cases):
@@ -144,7 +159,13 @@ def drawn_for(request: pytest.FixtureRequest, profile: Profile,
     # Drawn here: a discovered value is fixed from the start (it is never drawn, so the cases are the ones drawn
     # ahead), and a path value the run did not discover is generated.
     sources = {name: _with_values(source, fixed) for name, source in sources.items()}
-    return DrawnCases([filled(case, fixed) for case in draw(sources, profile)])
+    return DrawnCases([filled(case, fixed) for case in draw(sources, profile, seed)])
+
+
+def kept_as(nodeid: str) -> str:
+    """A test's name in the store: its ID from the suite's own folder on, wherever the suite is installed."""
+    marker = "conformance/suite/"
+    return nodeid[nodeid.find(marker):] if marker in nodeid else nodeid
 
 
 def _with_values(source: Any, fixed: Mapping[str, Any]) -> Any:

@@ -13,13 +13,12 @@ the run but the request watchdog exists (an embedded reference target serving fr
 off), with more than one usable core, when the run asks for it (`--draw-ahead`, the default). It ends with the run,
 however the run ends; a helper that stalls is given up on once, after `WAIT_SECONDS`.
 
-The runs of a fleet that draw the same cases (the same profile and seed) share one folder
-(`CONFORMANCE_SHARED_CASES`): each test's cases are drawn by one of their helpers and read by the others, so that
-a fleet of N targets spends on drawing what one run does.
+Cases drawn are kept on disk (conformance.engine.store), so the helper draws only the tests no run drew before:
+tests whose cases are kept read them themselves, and a fleet's runs, started together, split the drawing between
+their helpers through the store's claims.
 """
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
 import pickle
@@ -28,13 +27,13 @@ import sys
 import threading
 import time
 import warnings
-from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
 import pytest
 
-from conformance.engine.cases import draw, sources_at_collection
+from conformance.engine.cases import draw, kept_as, sources_at_collection
+from conformance.engine.store import CaseStore
 from conformance.profiles import Profile
 
 PLUGIN_NAME = "conformance-draw-ahead"
@@ -46,8 +45,10 @@ class DrawAhead:
     """In the run's process: starts the helper once the tests are collected, receives its cases and hands them
     to the tests."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, store: CaseStore | None = None, seed: int = 0) -> None:
         self.profile = profile
+        self.store = store
+        self.seed = seed
         self._drawn: dict[str, bytes | None] = {}
         self._expected: set[str] = set()
         self._ended = False
@@ -58,14 +59,16 @@ class DrawAhead:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Tests whose cases are kept read them themselves: the helper draws only what no run has drawn yet.
         plans = [(item.nodeid, sources) for item in session.items
-                 if (sources := sources_at_collection(item, self.profile)) is not None]
+                 if (sources := sources_at_collection(item, self.profile)) is not None
+                 and not (self.store is not None and self.store.has(kept_as(item.nodeid)))]
         if not plans or not _fork_safe():
             return
         context = multiprocessing.get_context("fork")
         receiving, sending = context.Pipe(duplex=False)
-        self._process = context.Process(target=_draw_all, args=(plans, self.profile, sending), name=PLUGIN_NAME,
-                                        daemon=True)
+        self._process = context.Process(target=_draw_all, args=(plans, self.profile, self.store, self.seed, sending),
+                                        name=PLUGIN_NAME, daemon=True)
         try:
             with warnings.catch_warnings():
                 # Python 3.12 warns of any fork beside other threads; `_fork_safe` allowed only the watchdog's
@@ -137,87 +140,66 @@ def _fork_safe() -> bool:
                for thread in threading.enumerate())
 
 
-def _draw_all(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, sending: Any) -> None:
-    """In the helper: draws each test's cases in turn and sends them; a test whose cases cannot be drawn, or do not
-    read back, is sent as None: it draws them itself, and reports what went wrong."""
+def _draw_all(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, store: CaseStore | None, seed: int,
+              sending: Any) -> None:
+    """In the helper: reads or draws each test's cases in turn (keeping what it draws) and sends them, as each is
+    ready; a test another run claimed is read once that run has kept it. A test whose cases cannot be drawn, or do
+    not read back, is sent as None: it draws them itself, and reports what went wrong."""
     # Ctrl-C and a cancel reach the whole process group: the run stops the helper itself, without a traceback here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    shared = os.environ.get(SHARED_CASES_VARIABLE)
+    sources_of = dict(plans)
+    waiting: list[str] = []
+
+    def send(key: str, cases: list[dict[str, Any]] | None) -> None:
+        sending.send_bytes(pickle.dumps((key, pickle.dumps(cases) if cases is not None else None)))
+
+    def ready(key: str) -> bool:
+        if store is None:
+            send(key, _drawn(sources_of[key], profile, seed))
+            return True
+        name = kept_as(key)
+        kept = store.get(name)
+        if kept is None:
+            if not store.claim(name):
+                return False    # another run is drawing them
+            kept = _drawn(sources_of[key], profile, seed)
+            if kept is None:
+                store.release(name)
+            else:
+                store.put(name, kept)
+        send(key, kept)
+        return True
+
     try:
-        if shared:
-            _draw_shared(plans, profile, sending, Path(shared))
-        else:
-            for key, sources in plans:
-                sending.send_bytes(pickle.dumps((key, _drawn(sources, profile))))
+        for key, _ in plans:
+            waiting = [other for other in waiting if not ready(other)]
+            if not ready(key):
+                waiting.append(key)
+        while waiting:
+            time.sleep(0.02)
+            waiting = [other for other in waiting if not ready(other)]
     except OSError:   # the run ended first
         pass
     finally:
         sending.close()
 
 
-def _drawn(sources: Mapping[str, Any], profile: Profile) -> bytes | None:
+def _drawn(sources: Mapping[str, Any], profile: Profile, seed: int) -> list[dict[str, Any]] | None:
     try:
-        return pickle.dumps(draw(sources, profile))
+        return draw(sources, profile, seed)
     except Exception:
         return None
-
-
-#: Set by a fleet for runs that draw the same cases (the same profile and seed): their helpers share one folder.
-SHARED_CASES_VARIABLE = "CONFORMANCE_SHARED_CASES"
-#: Seconds a helper waits for cases another helper claimed before it draws them itself.
-SHARED_PATIENCE = 30.0
-
-
-def _draw_shared(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, sending: Any, folder: Path) -> None:
-    """Each test's cases drawn once for all the runs of a fleet that draw the same ones: the first helper to claim
-    a test draws its cases into `folder`, the others read them, and go on meanwhile to tests nobody claimed yet.
-    Cases are sent as each becomes ready (the run takes them by test, in any order)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    sources_of = dict(plans)
-    waiting: dict[str, tuple[Path, float]] = {}
-
-    def send(key: str, payload: bytes | None) -> None:
-        sending.send_bytes(pickle.dumps((key, payload)))
-
-    def deliver_ready() -> None:
-        for key, (path, since) in list(waiting.items()):
-            if path.exists():
-                del waiting[key]
-                send(key, path.read_bytes() or None)   # empty: the helper that claimed them could not draw them
-            elif time.monotonic() - since > SHARED_PATIENCE:
-                del waiting[key]
-                send(key, _drawn(sources_of[key], profile))
-
-    for key, sources in plans:
-        deliver_ready()
-        name = hashlib.sha256(key.encode()).hexdigest()
-        final = folder / f"{name}.cases"
-        if final.exists():
-            send(key, final.read_bytes() or None)
-            continue
-        try:
-            os.close(os.open(folder / f"{name}.claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            waiting[key] = (final, time.monotonic())
-            continue
-        payload = _drawn(sources, profile)
-        temporary = folder / f"{name}.{os.getpid()}.tmp"
-        temporary.write_bytes(payload or b"")
-        os.replace(temporary, final)
-        send(key, payload)
-    while waiting:
-        deliver_ready()
-        time.sleep(0.02)
 
 
 def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def install(config: pytest.Config, wanted: bool, profile: Profile) -> DrawAhead | None:
+def install(config: pytest.Config, wanted: bool, profile: Profile, store: CaseStore | None = None,
+            seed: int = 0) -> DrawAhead | None:
     """Registers the helper where the run asks for it and it can help."""
     if wanted and sys.platform.startswith("linux") and usable_cores() > 1:
-        ahead = DrawAhead(profile)
+        ahead = DrawAhead(profile, store, seed)
         config.pluginmanager.register(ahead, PLUGIN_NAME)
         return ahead
     return None

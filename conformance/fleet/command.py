@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,11 +11,9 @@ from conformance import config
 from conformance.errors import EXIT_INCOMPLETE, ConfigError
 from conformance.fleet import file as fleet_file
 from conformance.fleet import report
-from conformance.fleet.launch import LOG_FOLDER, Child, Launcher, draw_group, shares
+from conformance.fleet.launch import LOG_FOLDER, Child, Launcher, shares
 
 #: Settings of the command line that name one target: with --fleet, each target's are in the fleet file.
-#: Where the runs of a fleet share the cases they draw, while it runs.
-CASES_FOLDER = ".fleet-cases"
 PER_TARGET = ("target_url", "node_url", "data_url", "metrics_url", "evm_rpc_url", "name", "api_key", "har")
 
 
@@ -55,20 +51,15 @@ def run_fleet(args: argparse.Namespace) -> int:
     if index is not None:
         return _run_one(fleet, index, report_dir, overrides, given.get("concurrency"))
     per_target, parallel = shares(len(fleet.targets), bound)
-    # Runs that draw the same cases share them (conformance.engine.helper): drawn once for the fleet, not per target.
-    cases = report_dir / CASES_FOLDER
+    # Runs that draw the same cases (the same profile and seed) draw them once between them: they share the
+    # store of drawn cases (conformance.engine.store).
     children = [Child(target, report_dir / target.name,
-                      min(per_target, int(target.settings.get("concurrency") or per_target)),
-                      cases / re.sub(r"[^A-Za-z0-9._-]", "_", draw_group(target, overrides)))
+                      min(per_target, int(target.settings.get("concurrency") or per_target)))
                 for target in fleet.targets]
     print(f"conformance: fleet of {len(children)} targets from {args.fleet}: {parallel} at once, "
           f"{per_target} tests in flight each (at most {bound} in all); logs in {report_dir / LOG_FOLDER}/",
           flush=True)
-    shutil.rmtree(cases, ignore_errors=True)
-    try:
-        Launcher(children, parallel, report_dir / LOG_FOLDER, overrides).run()
-    finally:
-        shutil.rmtree(cases, ignore_errors=True)
+    Launcher(children, parallel, report_dir / LOG_FOLDER, overrides).run()
     members = [report.load_member(child.report_dir, name=child.target.name, exit_code=child.exit_code)
                for child in children]
     declared = {t.name: t.chain for t in fleet.targets if t.chain}

@@ -20,7 +20,6 @@ from types import FrameType
 from typing import IO, Any
 
 from conformance import config
-from conformance.engine.helper import SHARED_CASES_VARIABLE
 from conformance.errors import EXIT_INCOMPLETE
 from conformance.fleet.answers import RECORD_VARIABLE
 from conformance.fleet.file import FleetTarget, environment_value
@@ -35,7 +34,6 @@ class Child:
     target: FleetTarget
     report_dir: Path
     concurrency: int
-    cases_dir: Path | None = None   # where its run's helper shares drawn cases with the runs that draw the same
     process: subprocess.Popen[bytes] | None = None
     log: IO[bytes] | None = None
     exit_code: int | None = None
@@ -78,14 +76,6 @@ def command(child: Child) -> list[str]:
             "--report-dir", str(child.report_dir), "--concurrency", str(child.concurrency)]
 
 
-def draw_group(target: FleetTarget, overrides: dict[str, Any]) -> str:
-    """What the cases a target's run draws depend on besides the suite: its profile and seed. Runs of one group draw
-    the same cases, so they draw them once between them."""
-    settings = {**target.settings, **overrides}
-    seed = settings.get("seed")
-    return f"{settings.get('profile') or 'default'}-{'none' if seed is None else seed}"
-
-
 class Launcher:
     """Starts the children, at most `parallel` at once, forwards signals, and waits for every one."""
 
@@ -103,8 +93,6 @@ class Launcher:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         child.log = open(self.log_dir / f"{child.target.name}.log", "wb")  # closed when the child ends
         env = child_environment(child.target, self.overrides, dict(os.environ))
-        if child.cases_dir is not None:
-            env[SHARED_CASES_VARIABLE] = str(child.cases_dir)
         child.started = time.monotonic()
         # A session of its own: a terminal's Ctrl-C reaches the fleet, which passes it on once.
         argv = command(child)

@@ -145,18 +145,26 @@ def canonical(value: Any) -> Any:
     """A value as two answers that mean the same thing both give it: numbers and decimal strings alike, hex
     without case, and objects and arrays member by member. How one object is compared across answers, so that a
     difference of form alone (a number written as a string) is left to the shape rules."""
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind is str:
+        head = value[:2]
+        if head == "0x" or head == "0X":
+            found = number(value)
+            return found if found is not None else value.lower()
+        if value and (value[0].isdigit() or value[0] == "-") and value.lstrip("-").replace(".", "", 1).isdigit():
+            found = number(value)
+            return found if found is not None else value
+        return value
+    if kind is dict:
         return {key: canonical(member) for key, member in value.items() if member is not None}
-    if isinstance(value, list):
+    if kind is list:
         return [canonical(member) for member in value]
-    if isinstance(value, str):
-        found = number(value) if value[:2].lower() == "0x" or value.lstrip("-").replace(".", "", 1).isdigit() \
-            else None
-        if found is not None:
-            return found
-        return value.lower() if value[:2].lower() == "0x" else value
-    if isinstance(value, float) and value.is_integer():
+    if kind is float and value.is_integer():
         return int(value)
+    if kind in (int, bool) or value is None:
+        return value
+    if isinstance(value, Mapping):   # a mapping of another kind, rarely
+        return {key: canonical(member) for key, member in value.items() if member is not None}
     return value
 
 

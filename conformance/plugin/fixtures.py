@@ -57,7 +57,7 @@ def endpoints(target: conf.Target, http: HttpSession, pytestconfig: pytest.Confi
 def http(target: conf.Target, pytestconfig: pytest.Config) -> Iterator[HttpSession]:
     """The run's one HTTP session: one rate limit, one request budget, every request recorded for the report."""
     limits = Limits(read_timeout=target.timeout, in_flight=target.concurrency, rate_limit=target.rate_limit,
-                    max_requests=target.max_requests)
+                    max_requests=target.max_requests, outage_window=target.outage_window)
     if target.max_duration:
         limits.deadline = time.monotonic() + target.max_duration
     secrets = {target.api_key_header: target.api_key} if target.api_key else {}
@@ -69,6 +69,8 @@ def http(target: conf.Target, pytestconfig: pytest.Config) -> Iterator[HttpSessi
     run.listen(session)
     run.http = session
     run.stopping.on_stop(session.stop)
+    # A target down past the outage window stops the run as a signal does, so that every report is written.
+    session.when_down.append(run.stopping.stop)
     yield session
     run.requests += session.requests_sent
     run.close_har()
@@ -164,4 +166,6 @@ def once(pytestconfig: pytest.Config) -> RunCache:
 def generated_cases(request: pytest.FixtureRequest, profile: Profile, pytestconfig: pytest.Config) -> DrawnCases:
     """The cases of a generated test (`conformance.generated.cases`): drawn ahead, or while it is set up."""
     ahead = pytestconfig.pluginmanager.get_plugin(helper.PLUGIN_NAME)
-    return drawn_for(request, profile, ahead.take if ahead is not None else lambda nodeid: None)
+    run = state.run_state(pytestconfig)
+    return drawn_for(request, profile, ahead.take if ahead is not None else lambda nodeid: None, run.cases,
+                     run.seed)

@@ -12,6 +12,7 @@ from conformance import config as conf
 from conformance.clients.http import TRIMMED, HttpSession, redacted
 from conformance.coverage import effects as effects_coverage
 from conformance.engine.cache import RunCache
+from conformance.engine.store import CaseStore
 from conformance.coverage.recorder import CoverageRecorder
 from conformance.meaning.watch import Watch
 from conformance.engine.interrupts import Stopping
@@ -41,6 +42,8 @@ class RunState:
         self.collected: dict[str, list[str]] = {}   # node ID -> the rules it carries
         self.memory = MemoryBound(conf.DEFAULT_MAX_MEMORY_MB * 2**20)
         self.cache = RunCache(self.memory)   # what the run reads once (the `once` fixture)
+        self.cases: CaseStore | None = None   # the cases of generated tests kept from earlier runs
+        self.seed = 0                          # what they are drawn with
         self.target: conf.Target | None = None
         self.outcomes = OutcomeRecorder()
         self.operations = OperationTimes()
@@ -52,6 +55,18 @@ class RunState:
         self.write_error: str | None = None
         self._expectations: list[expect.Expectation] | None = None
         self.har: HarWriter | None = None   # --har: every exchange of the run, streamed to its file
+
+    @staticmethod
+    def seed_of(target: conf.Target, config: pytest.Config) -> int:
+        """The seed generated data is drawn with: the run's (`--seed`, or pytest's `--hypothesis-seed`), else 0: a run
+        draws the cases the last one drew, read from the store, and another seed draws others."""
+        if target.seed is not None:
+            return target.seed
+        given = config.getoption("hypothesis_seed", None)
+        try:
+            return int(given) if given is not None else 0
+        except ValueError:
+            return 0
 
     def listen(self, session: HttpSession) -> None:
         """Follows every exchange of the run's session: the running test's evidence names the exchanges its checks
@@ -98,6 +113,12 @@ class RunState:
                 terminalreporter.write_line(line)
         if self.active and self.requests:
             terminalreporter.write_line(f"conformance: {self.requests} requests sent to the target")
+        if self.report is not None:
+            ridden, down = report_build.ridden_line(self.report["suite"]), report_build.down_line(self.report["suite"])
+            if ridden:
+                terminalreporter.write_line(f"conformance: {ridden}")
+            if down:
+                terminalreporter.write_line(f"conformance: {down}", red=True)
         if self.written:
             terminalreporter.write_line(f"conformance: reports written: {', '.join(p.name for p in self.written)}")
         if self.report is not None and self.report["summary"].get("coverage_gate"):
@@ -108,6 +129,8 @@ class RunState:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.close_har()
+        if self.cases is not None and self.cases.written:
+            self.cases.tidy()
         if not (self.active or self.outcomes.tests):
             return
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
@@ -154,18 +177,22 @@ class RunState:
                   "metrics": target.metrics_url},
             evm_chain=target.evm_chain or discovery_run(config).found("evm_chain"),
             reference=embedded,
-            seed=target.seed if target.seed is not None else (0 if embedded else None),
+            seed=self.seed,
             started=self.started, finished=dt.datetime.now(dt.UTC),
             requests=self.requests, gate=target.gate, expectations_file=target.expectations,
-            discovery=discovery_run(config).section(target), interrupted=self.stopping.reason,
+            discovery=discovery_run(config).section(target),
+            # a run whose memory passed its bound did not run as asked: it says so, and is not called conformant
+            interrupted=self.stopping.reason or self.memory.exceeded(),
             not_reached=self._not_reached(), flaky_fails=target.flaky == "fail", old_failures=old_failures,
             memory={"max_mb": target.max_memory, "peak_mb": round(peak_bytes() / 2**20),
+                    "most_kept_mb": round(self.memory.most_kept / 2**20),
                     "trimmed_bodies": TRIMMED.count, "evicted": self.memory.evicted},
             contract=contract.pinned_contract(), options=contract.run_options(target),
             har={"file": str(self.har.path), "entries": self.har.entries} if self.har is not None else None,
             coverage=effects_coverage.merge(self.coverage.report(target.apis),
                                             {mark for test in tests for mark in test.verified}),
-            min_coverage=target.min_coverage)
+            min_coverage=target.min_coverage,
+            transport=self.http.outage.section() if self.http is not None else None)
         # Server headers and every other text a target sent may echo its key back.
         report = redacted(report_build.build(tests, catalogue, facts, self.operations, verdicts), secrets(config))
         if history is not None:

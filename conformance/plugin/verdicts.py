@@ -27,7 +27,7 @@ _REPORTED = pytest.StashKey[dict[str, list[int]]]()
 
 def _ledger(item: pytest.Item) -> evidence.Ledger:
     if _LEDGER not in item.stash:
-        item.stash[_LEDGER] = evidence.Ledger()
+        item.stash[_LEDGER] = evidence.Ledger(changes_state=item.get_closest_marker("mutating") is not None)
     return item.stash[_LEDGER]
 
 

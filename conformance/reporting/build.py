@@ -69,6 +69,8 @@ class RunFacts:
     har: dict[str, Any] | None = None   # the HAR archive written: its file and how many exchanges it holds
     coverage: dict[str, Any] | None = None   # per tested API, the contract's items the run showed (coverage/)
     min_coverage: float | None = None   # --min-coverage: a dimension below it fails the gate
+    #: faults on the way to the target ridden through, and since when it was down if the run gave up on it
+    transport: dict[str, Any] | None = None
 
 
 def rule_status(rule: Rule, carriers: list[TestOutcome], held: int, broke: int,
@@ -197,7 +199,8 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
                                "flaky": sum(t.outcome == "flaky" for t in tests),
                                "expected_failures": len(verdicts.excused),
                                "requests": facts.requests}
-    if facts.aborted:
+    if facts.aborted or (facts.transport or {}).get("down"):
+        # a target that went down stopped the run as a signal does, but it is the target that could not be tested
         code = EXIT_UNTESTABLE
     elif facts.interrupted:
         code = EXIT_INCOMPLETE
@@ -227,7 +230,8 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
                   **({"memory": facts.memory} if facts.memory else {}),
                   **({"contract": facts.contract} if facts.contract is not None else {}),
                   **({"options": facts.options} if facts.options is not None else {}),
-                  **({"har": facts.har} if facts.har else {})},
+                  **({"har": facts.har} if facts.har else {}),
+                  **({"transport": facts.transport} if facts.transport else {})},
         "target": {"reference": facts.reference, "apis": list(facts.apis),
                    "urls": {name: redact_url(url) for name, url in facts.urls.items()},
                    "evm_chain": facts.evm_chain,
@@ -268,6 +272,26 @@ def _identifiers(discovery: dict[str, Any] | None) -> dict[str, Any]:
         return {}
     return {"identifiers": discovery.get("identifiers", []),
             "discovery": {k: v for k, v in discovery.items() if k != "identifiers"}}
+
+
+def ridden_line(suite: dict[str, Any]) -> str | None:
+    """One line on the faults on the way to the target that the run rode through (from report.json's `suite`)."""
+    transport = suite.get("transport") or {}
+    if not transport.get("ridden_through"):
+        return None
+    faults = ", ".join(f"{kind} {count}" for kind, count in sorted(transport["faults"].items()))
+    count = transport["ridden_through"]
+    return (f"{count} request{'s' if count > 1 else ''} rode through faults on the way to the target ({faults}), "
+            f"sent again until answered within --outage-window {transport['outage_window_s']:g} s")
+
+
+def down_line(suite: dict[str, Any]) -> str | None:
+    """One line on the outage the run gave up on: since when the target was down (from report.json's `suite`)."""
+    down = (suite.get("transport") or {}).get("down")
+    if not down:
+        return None
+    return (f"the target was down since {down['since']}: nothing but refused or reset connections, cut answers and "
+            f"5XX answers for {down['for_s']:g} s, so the run stopped (last: {down['last']})")
 
 
 def first_problem(rule: dict[str, Any]) -> str:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from conformance.clients.http import KEEP_WHOLE, KEPT_HEAD, KEPT_TAIL, SECRET_PLACEHOLDER, Exchange, redacted
+from conformance.clients.http import (KEEP_WHOLE, KEPT_HEAD, KEPT_TAIL, SECRET_PLACEHOLDER, Exchange, FailedAttempt,
+                                      redacted)
 
 HAR_VERSION = "1.2"
 #: Query parameters that carry credentials on some services: their values never reach the archive.
@@ -87,6 +88,9 @@ class HarWriter:
             "headersSize": -1, "bodySize": content["size"]}
         if comment:
             response["comment"] = comment
+        if isinstance(exchange, FailedAttempt):
+            # HAR's way for a request that got no answer: status 0, and why in `_error`
+            response["_error"] = exchange.fault
         entry = {
             "_id": exchange.number,
             "startedDateTime": dt.datetime.fromtimestamp(exchange.sent_at or 0, dt.UTC).isoformat(
@@ -138,9 +142,9 @@ def _content(exchange: Exchange) -> tuple[dict[str, Any], str | None]:
     digest = exchange.body_digest
     if not exchange.trimmed and len(body) > KEEP_WHOLE:
         # The same bound as the run keeps in memory: the archive holds a large body's first and last bytes.
-        digest = hashlib.sha256(body).hexdigest()
+        digest = hashlib.blake2b(body, digest_size=16).hexdigest()
         body = body[:KEPT_HEAD] + body[-KEPT_TAIL:]
-    comment = (f"body of {size} bytes (sha256 {digest}); only its first {KEPT_HEAD} and last {KEPT_TAIL} bytes "
+    comment = (f"body of {size} bytes (blake2b-128 {digest}); only its first {KEPT_HEAD} and last {KEPT_TAIL} bytes "
                f"are written") if digest is not None else None
     content: dict[str, Any] = {"size": size, "mimeType": exchange.content_type or ""}
     try:

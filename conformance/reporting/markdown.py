@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.coverage.render import markdown_lines as coverage_lines
-from conformance.reporting.build import API_STATUSES, NOT_SELECTED, first_problem
+from conformance.reporting.build import API_STATUSES, NOT_SELECTED, first_problem, ridden_line
 
 VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested",
             "incomplete": "⏸️ incomplete"}
@@ -58,6 +58,9 @@ def render(report: dict[str, Any]) -> str:
         lines += [f"**The run stopped before testing:** {suite['aborted']}", ""]
     if suite.get("interrupted"):
         lines += [f"**The run stopped early:** {suite['interrupted']}; the rules it did not reach are untested.", ""]
+    ridden = ridden_line(suite)
+    if ridden:
+        lines += [f"**On the way to the target:** {ridden}.", ""]
     lines += [f"Tests: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors, "
               f"{summary['skipped']} skipped"
               + (f", {summary['flaky']} flaky" if summary.get("flaky") else "")

@@ -85,6 +85,8 @@ class OperationTimes:
     client_versions: set[str] = field(default_factory=set)         # web3_clientVersion results seen
 
     def record(self, exchange: Exchange) -> None:
+        if exchange.status is None:
+            return   # an attempt that got no answer: its time is not the operation's
         found = operation_of(exchange)
         if found is not None:
             self.times.setdefault(f"{found[0]} {found[1]}", []).append(round(exchange.elapsed * 1000, 3))
