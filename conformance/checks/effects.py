@@ -62,7 +62,21 @@ def matches(effect: Declaration, item: Any, value: Any, normalise: Normaliser) -
         return None
     if match == "contains":
         return any(isinstance(normalise(f), str) and str(normalise(w)) in normalise(f) for f in found for w in wanted)
-    return any(normalise(f) == normalise(w) for f in found for w in wanted)
+    return any(_same_value(normalise(f), normalise(w)) for f in found for w in wanted)
+
+
+def _same_value(member: Any, sent: Any) -> bool:
+    """A member against the value a request sent: a query value is text on the wire, so the number 1000 is the
+    value '1000' (an identifier given on the command line arrives as text)."""
+    if member == sent:
+        return True
+    for number, text in ((member, sent), (sent, member)):
+        if isinstance(number, (int, float)) and not isinstance(number, bool) and isinstance(text, str):
+            try:
+                return float(text) == number
+            except ValueError:
+                return False
+    return False
 
 
 def assert_filter_on_every_page(effect: Declaration, pages: list[Page], value: Any, normalise: Normaliser) -> int:

@@ -81,10 +81,14 @@ def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[A
 
     def value(name: str) -> Any:
         if name == "request":
-            return request
+            made[name] = made.get(name) or _Remaking(request, value)
+            return made[name]
         if name in made:
             return made[name]
         found = info.name2fixturedefs.get(name)
+        if not found:   # a fixture the test asks for by name while it runs
+            manager = getattr(request, "_fixturemanager", None)
+            found = manager.getfixturedefs(name, item) if manager is not None else None
         definition = found[-1] if found else None
         function = definition is not None and str(getattr(definition, "scope", "")) in ("function", "Scope.Function")
         if definition is None or not function or getattr(definition, "params", None) is not None \
@@ -105,6 +109,21 @@ def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[A
         close(closers)
         raise
     return {name: made.get(name, given.get(name)) for name in names if name in made or name in given}, closers
+
+
+class _Remaking:
+    """The test's `request` while its fixtures are made again: a fixture that asks for another by name gets the one
+    made again too, never the first making's (which may be torn down already)."""
+
+    def __init__(self, request: Any, value: Callable[[str], Any]) -> None:
+        self._request = request
+        self._value = value
+
+    def getfixturevalue(self, name: str) -> Any:
+        return self._value(name)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._request, name)
 
 
 def close(closers: list[Generator[Any, None, None]]) -> None:
