@@ -20,6 +20,12 @@ ENGINE_TESTS := tests/test_concurrency.py tests/test_generated.py tests/test_eng
 # On the oldest pytest the equivalence of concurrent and sequential runs is proved on the quick profile; the newest
 # pytest proves it on standard too (the whole self-test run above), which keeps make test inside ten minutes.
 ENGINE_ON_OLDEST := -k "not standard"
+# The oldest requests and urllib3 the project supports (pyproject.toml has the ranges): the HTTP client's self-tests
+# run on them too, as its transport overrides parts of both (conformance/clients/deadline.py).
+REQUESTS_OLDEST := 2.31.0
+URLLIB3_OLDEST  := 2.2.0
+OLDEST_TRANSPORT := $(VENV)/share/requests-$(REQUESTS_OLDEST)-urllib3-$(URLLIB3_OLDEST)
+TRANSPORT_TESTS := tests/test_transport_adapter.py tests/test_http.py
 ARGS   ?=
 # pytest caches its assertion rewrites as bytecode; without the cache every start re-parses every plugin module.
 unexport PYTHONDONTWRITEBYTECODE
@@ -29,13 +35,14 @@ unexport PYTHONDONTWRITEBYTECODE
 run: $(STAMP)
 	$(BIN)/conformance run $(ARGS)
 
-test: $(STAMP) $(OLDEST)
+test: $(STAMP) $(OLDEST) $(OLDEST_TRANSPORT)
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(META) $(ANVIL) $(NODES); \
 	else echo "npm not found: the OpenRPC meta-schema and the Ethereum nodes are not fetched; their self-tests skip"; fi
 	$(BIN)/ruff check
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 $(ARGS)
 	PYTHONPATH=$(OLDEST) $(BIN)/python -m pytest -n 2 $(ENGINE_ON_OLDEST) $(ENGINE_TESTS)
+	PYTHONPATH=$(OLDEST_TRANSPORT) $(BIN)/python -m pytest -n 2 $(TRANSPORT_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(ARGS)
@@ -72,6 +79,13 @@ $(NODES):
 $(OLDEST): $(STAMP)
 	rm -rf $@ && $(BIN)/python -m pip install --quiet --no-deps --target $@ pytest==$(PYTEST_OLDEST)
 	PYTHONPATH=$@ $(BIN)/python -c 'import pytest, sys; sys.exit(pytest.__version__ != "$(PYTEST_OLDEST)")'
+
+# requests' and urllib3's oldest supported releases beside the venv's own, for the HTTP client's self-tests.
+$(OLDEST_TRANSPORT): $(STAMP)
+	rm -rf $@ && $(BIN)/python -m pip install --quiet --no-deps --target $@ requests==$(REQUESTS_OLDEST) \
+		urllib3==$(URLLIB3_OLDEST)
+	PYTHONPATH=$@ $(BIN)/python -c 'import requests, urllib3, sys; \
+		sys.exit((requests.__version__, urllib3.__version__) != ("$(REQUESTS_OLDEST)", "$(URLLIB3_OLDEST)"))'
 
 clean:
 	rm -rf $(VENV) reports/latest

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import NoReturn
 from collections.abc import Sequence
 
-from conformance import __version__, config, early_signals
+from conformance import __version__, config, signals
 from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, SuiteError
-from conformance.specs import ALL_APIS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -18,6 +17,16 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+#: What a setting of `run` does under `compare`, where the words of its row are about a run of the suite.
+COMPARE_HELP = {
+    "sample": "an identifier for the requests that the APIs cannot list (repeatable)",
+    "rate_limit": "at most N requests a second to each endpoint, e.g. 20/s",
+    "max_requests": "request budget for each endpoint",
+    "report_dir": "where compare.json goes ('' for none)",
+    "seed": "seed of the positions sampled below both chain heights (0 unless given)",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,21 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--slower-ms", type=float, default=100.0, help="… and by this many milliseconds (default 100)")
 
     compare = commands.add_parser("compare", help="send the same read-only requests to two endpoints and "
-                                                  "report where their answers differ; exit 1 when they do")
+                                                  "report where their answers differ; exit 1 when they do",
+                                  description="Besides the two URLs, every option is a setting of `conformance "
+                                              "run`, with its defaults and bounds, also read from CONFORMANCE_<NAME> "
+                                              "and from conformance.toml or [tool.conformance] in pyproject.toml; "
+                                              "each holds for both endpoints.")
     compare.add_argument("--baseline-url", required=True,
                          help="base URL of all APIs of the endpoint to compare against (the node before an upgrade)")
     compare.add_argument("--candidate-url", required=True, help="base URL of all APIs of the endpoint compared with it")
-    compare.add_argument("--api", help=f"comma-separated subset of {','.join(ALL_APIS)}")
-    compare.add_argument("--evm-chain", help="blockchain ID or alias of the EVM chain (evm, validators)")
-    compare.add_argument("--api-key", help="Data API key for both; also CONFORMANCE_API_KEY (never printed)")
-    compare.add_argument("--api-key-header", help="header for the API key (default x-data-api-key)")
-    compare.add_argument("--sample", action="append", default=[], metavar="NAME=VALUE",
-                         help="an identifier the APIs cannot list, as for run (repeatable)")
-    compare.add_argument("--rate-limit", help="at most N requests a second to each endpoint, e.g. 20/s")
-    compare.add_argument("--max-requests", type=int, help="request budget for each endpoint")
-    compare.add_argument("--timeout", type=float, help="per-request read timeout in seconds (default 30)")
-    compare.add_argument("--report-dir", help="also write compare.json there")
-    compare.add_argument("--seed", type=int, help="seed of the positions sampled below both chain heights")
+    for name in config.COMPARE_OPTIONS:
+        config.add_option(compare.add_argument, config.SETTING[name], help=COMPARE_HELP.get(name))
 
     merge = commands.add_parser("merge", help="build the fleet report from the report folders of separate runs")
     merge.add_argument("folders", nargs="+", metavar="DIR", help="report folders, one per target")
@@ -95,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command != "run" and early_signals.restore() is not None:
+    if args.command != "run" and signals.restore() is not None:
         print("conformance: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
     try:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conformance import early_signals
+from conformance import signals
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    early_signals.defer()
+    signals.defer()
     from conformance.cli import main as command   # the heavy imports, with the signals kept
     return command(argv)

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from conformance.clients.http import Exchange
     from conformance.errors import Violation
 
-#: Exchanges a test keeps per rule as the evidence that decided it: enough to look at, bounded whatever it sends.
+#: Exchanges kept per rule as the evidence that decided it, by a test and by the run's report: enough to look at,
+#: bounded whatever the run sends.
 EXCHANGES_PER_RULE = 3
 
 

@@ -12,9 +12,8 @@ draws ranges inside the index the test reads. How many cases are drawn follows t
 they are drawn (before the test's call, in a helper process on another core) is the run's business, never the
 test's. Under the same seed the same cases come, so the requests and their reproducers are the same.
 
-A value the run learns only while the test is set up (a container ID, the address a route serves) is drawn as
-`discovered("id")` and given by `fixed_by`, a function of the test's fixtures and parameters that returns each
-such value: the cases are drawn without it, so they can be drawn before the run reaches the test.
+A value the run learns only while the test is set up (a container ID, the chain a route serves) is an argument of
+the source like any fixture: `lambda method, known: invalid_params(method, fixed={"id": known.container["id"]})`.
 
 Every case is judged: a violation one case shows is recorded and the next case still runs, as independent checks
 do (`conformance.checks.independently`); the test fails at its end with every distinct violation. Anything else
@@ -59,24 +58,12 @@ def operation_requests(api: str, label: str, *, path: Mapping[str, str] | None =
 Source = st.SearchStrategy[Any] | OperationRequests | Callable[..., "st.SearchStrategy[Any] | OperationRequests"]
 
 
-#: A discovered value stands in a drawn case as it is written: characters a URL path never encodes (schemathesis
-#: encodes fixed path parameters), a prefix no identifier has.
-DISCOVERED_PREFIX = "conformance-discovered-"
-
-
-def discovered(name: str) -> str:
-    """What a value the run learns while the test is set up is drawn as; `fixed_by` gives the value."""
-    return DISCOVERED_PREFIX + name
-
-
 @dataclass(frozen=True)
 class CasesSpec:
-    """What `@cases` names on a test: argument name -> source, the function giving discovered values, and the
-    test function itself."""
+    """What `@cases` names on a test: argument name -> source, and the test function itself."""
 
     sources: Mapping[str, Source]
     test: Callable[..., Any]
-    fixed_by: Callable[..., Mapping[str, Any]] | None = None
 
     def resolved(self, arguments: Mapping[str, Any]) -> dict[str, st.SearchStrategy[Any] | OperationRequests]:
         """Each source, a function of fixtures and parameters called with those of `arguments`."""
@@ -95,21 +82,10 @@ class CasesSpec:
                 if not isinstance(source, (st.SearchStrategy, OperationRequests))
                 for parameter in inspect.signature(source).parameters}
 
-    def fixing(self) -> set[str]:
-        """Fixtures and parameters `fixed_by` is a function of."""
-        return set(inspect.signature(self.fixed_by).parameters) if self.fixed_by is not None else set()
 
-    def fixed(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The discovered values, `fixed_by` called with those of `arguments` it names."""
-        if self.fixed_by is None:
-            return {}
-        return dict(self.fixed_by(**{name: arguments[name] for name in self.fixing()}))
-
-
-def cases(*, fixed_by: Callable[..., Mapping[str, Any]] | None = None, **sources: Source) -> Callable[[F], F]:
+def cases(**sources: Source) -> Callable[[F], F]:
     """Decorator: the test runs once for each case drawn from each named source, the case passed as that
-    argument (with several sources, their cases are drawn together as tuples); `fixed_by` gives the values drawn
-    as `discovered(name)`."""
+    argument (with several sources, their cases are drawn together as tuples)."""
     if not sources:
         raise TypeError("cases() names at least one source: @cases(page_size=st.integers(...))")
 
@@ -118,9 +94,9 @@ def cases(*, fixed_by: Callable[..., Mapping[str, Any]] | None = None, **sources
         missing = [name for name in sources if name not in signature.parameters]
         if missing:
             raise TypeError(f"{test.__name__} has no argument {', '.join(missing)} for its cases")
-        spec = CasesSpec(dict(sources), test, fixed_by)
+        spec = CasesSpec(dict(sources), test)
         kept = [parameter for name, parameter in signature.parameters.items() if name not in sources]
-        needed = (spec.needs() | spec.fixing()) - {parameter.name for parameter in kept}
+        needed = spec.needs() - {parameter.name for parameter in kept}
         extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in sorted(needed)]
         given = inspect.Parameter(CASES_FIXTURE, inspect.Parameter.KEYWORD_ONLY)
 

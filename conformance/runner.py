@@ -3,16 +3,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import sys
-import threading
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conformance import config, early_signals
+from conformance import config, signals
 from conformance.clients.deadline import why_silent
 from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, TargetUnreachable
 from conformance.session import Endpoints, open_endpoints
@@ -47,29 +45,21 @@ def run(args: argparse.Namespace) -> int:
         from conformance.history.store import check
         check(target.history)  # a file that is not a history file is a usage error, before any request
     started = time.time()
-    kept = early_signals.restore()   # a signal kept while the command started stops the run here, reports written
-    previous = signal.signal(signal.SIGTERM, _interrupt) if threading.current_thread() is threading.main_thread() \
-        else None
+    kept = signals.restore()   # a signal kept while the command started stops the run here, reports written
     try:
-        if kept is not None:
-            raise KeyboardInterrupt
-        code = _run(args, target, report_dir)
+        with signals.raising():
+            if kept is not None:
+                raise KeyboardInterrupt
+            code = _run(args, target, report_dir)
     except KeyboardInterrupt:
         code = EXIT_INCOMPLETE
         print("conformance: interrupted", file=sys.stderr, flush=True)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
     if code == EXIT_INCOMPLETE and report_dir is not None and not _written_since(report_dir, started):
         # Stopped before the run's own reports (starting the target, collecting): reports still say so.
         write_aborted_report(target, None, report_dir, "interrupted before any test ran", incomplete=True)
     written = f"reports in {report_dir}/" if report_dir is not None else "no reports written"
     print(f"conformance: tested {target.describe()}; {written} ; exit {code}", flush=True)
     return code
-
-
-def _interrupt(number: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def _written_since(report_dir: Path, started: float) -> bool:
@@ -94,10 +84,11 @@ def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | Non
             # The answers the targets of a fleet serving this chain are compared on (conformance.fleet).
             urls = {"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url}
             answers.record_for_run(target, urls, dict(endpoints.samples), endpoints.evm_chain, report_dir)
-        pytest_args = _pytest_args(args, target, endpoints)
+        from conformance.plugin.options import HandedTarget
         verdict = _Verdict()
+        handed = HandedTarget(as_opened(target, endpoints))
         with contextlib.redirect_stdout(sys.stdout):
-            code = int(pytest.main(pytest_args, plugins=[verdict]))
+            code = int(pytest.main(_pytest_args(args, target), plugins=[verdict, handed]))
     # The suite's own code when the run built its report (pytest's codes overlap the suite's), else pytest's mapped.
     return verdict.code if verdict.code is not None else _PYTEST_EXIT.get(code, code)
 
@@ -165,7 +156,9 @@ def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 
 
-def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: Endpoints) -> list[str]:
+def _pytest_args(args: argparse.Namespace, target: config.Target) -> list[str]:
+    """The session's arguments: pytest's, and the plugin's that are not settings (the settings reach the plugin
+    resolved: HandedTarget)."""
     out = ["--pyargs", "conformance.suite", "-p", "conformance.plugin", "-p", "no:cacheprovider",
            # pytest's log capture: the suite logs nothing, and the reports carry each test's exchanges
            "-p", "no:logging",
@@ -196,24 +189,13 @@ def _pytest_args(args: argparse.Namespace, target: config.Target, endpoints: End
     if target.seed is not None:
         # the seed of generated data too: the same seed draws the same cases, so two runs send the same requests
         out.append(f"--hypothesis-seed={target.seed}")
-    # Every setting as resolved (command line, environment, config file), with the URLs and identifiers the
-    # embedded reference or discovery supplied.
-    resolved = {**{name: getattr(target, name, None) for name in config.OPTIONS},
-                "node_url": endpoints.node_url, "data_url": endpoints.data_url,
-                "metrics_url": endpoints.metrics_url, "evm_chain": endpoints.evm_chain,
-                "api": ",".join(target.apis), "rule": list(target.rules),
-                "sample": [f"{name}={value}" for name, value in endpoints.samples.items()],
-                "report_dir": target.report_dir or "", "target_url": None}
-    for setting in config.SETTINGS:
-        value = resolved.get(setting.name)
-        flag = setting.pytest_flag or setting.flag
-        if setting.kind == "flag":
-            out += [flag] if value else []
-        elif setting.kind == "negatable":
-            out.append(flag if value else f"--no-{flag.removeprefix('--')}")
-        elif setting.kind == "list":
-            for item in value or ():
-                out += [flag, str(item)]
-        elif value is not None:
-            out += [flag, str(value)]
     return out + list(args.pytest_args)
+
+
+def as_opened(target: config.Target, endpoints: Endpoints) -> config.Target:
+    """The target as the session tests it: at the URLs, with the EVM chain and the identifiers, of the endpoints
+    opened for it. Not `reference` even when they are the embedded reference's: the session sends to the one this
+    run started (--reference-target tells its reports so) and must not start one of its own."""
+    return replace(target, node_url=endpoints.node_url, data_url=endpoints.data_url,
+                   metrics_url=endpoints.metrics_url, evm_chain=endpoints.evm_chain,
+                   samples=tuple(endpoints.samples.items()), reference=False)

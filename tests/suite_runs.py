@@ -6,14 +6,12 @@ import io
 import contextlib
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import pytest
 
-import json
-
-from conformance.plugin import OUTCOME_KEY, rule_ids
-from conformance.reporting.outcomes import EVIDENCE_KEY, VIOLATIONS_KEY
+from conformance.plugin import rule_ids
+from conformance.reporting.outcomes import Findings
 from conformance.reference import ReferenceServer
 from conformance.session import reference_credentials
 
@@ -88,18 +86,14 @@ class _Recorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = self.outcomes.setdefault(report.nodeid, Outcome(report.nodeid, []))
-        # the values under the suite's own keys are the JSON text it recorded
-        properties = cast("list[tuple[str, str]]", report.user_properties)
-        for key, value in properties:
-            if key == EVIDENCE_KEY:
-                for rule, (held, broke) in json.loads(value).items():
-                    pair = outcome.evidence.setdefault(rule, [0, 0])
-                    pair[0] += held
-                    pair[1] += broke
-            elif key == VIOLATIONS_KEY:
-                outcome.broken += [v["rule"] for v in json.loads(value) if v["rule"] not in outcome.broken]
+        found = Findings.on(report) or Findings()
+        for rule, (held, broke) in found.evidence.items():
+            pair = outcome.evidence.setdefault(rule, [0, 0])
+            pair[0] += held
+            pair[1] += broke
+        outcome.broken += [v["rule"] for v in found.violations if v["rule"] not in outcome.broken]
         if report.failed:
-            outcome.kind = dict(properties).get(OUTCOME_KEY)
+            outcome.kind = found.failure
             outcome.outcome = "failed" if report.when == "call" or outcome.kind == "violation" else "error"
             outcome.message = str(report.longrepr)[-3000:]
         elif report.skipped and outcome.outcome == "passed":

@@ -57,6 +57,22 @@ def test_an_unreachable_target_is_exit_code_3_without_a_traceback(tmp_path: Path
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_the_run_hands_the_plugin_the_target_it_resolved(tmp_path: Path) -> None:
+    code = main(["run", "--api", "admin", "--profile", "quick", "--timeout", "7", "--max-memory", "300",
+                 "--no-draw-ahead", "--recheck", "0", "--report-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    options = report["suite"]["options"]
+    assert code == 0 and report["target"]["reference"] is True
+    assert (options["api"], options["timeout"], options["max_memory"], options["draw_ahead"], options["recheck"]) == \
+        (["admin"], 7.0, 300, False, 0)
+
+
+def test_a_setting_given_to_pytest_after_the_separator_is_refused(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--api", "admin", "--report-dir", "", "--", "--conformance-profile", "thorough"]) == 2
+    assert "--conformance-profile: give the settings of `conformance run` before --" in capsys.readouterr().err
+
+
 def test_serve_reference_prints_its_address_and_stops_on_sigterm() -> None:
     process = subprocess.Popen(CONFORMANCE + ["serve-reference", "--port", "0", "--seed", "3"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

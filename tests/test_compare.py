@@ -137,7 +137,8 @@ def test_an_unreachable_candidate_is_one_line_and_exit_3(baseline: ReferenceServ
     ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--api", "evm"],
     ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--rate-limit", "fast"],
     ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--max-requests", "0"],
-], ids=["scheme", "port", "missing-candidate", "evm-without-chain", "rate", "budget"])
+    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--timeout", "0.05"],
+], ids=["scheme", "port", "missing-candidate", "evm-without-chain", "rate", "budget", "timeout"])
 def test_bad_usage_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code: int | str | None
     try:
@@ -147,6 +148,24 @@ def test_bad_usage_is_one_line_and_exit_2(argv: list[str], capsys: pytest.Captur
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_compare_takes_the_settings_of_run_with_their_defaults_bounds_and_sources(tmp_path: Path) -> None:
+    from conformance.cli import build_parser
+    from conformance.compare.command import options
+    from conformance.config import resolve
+    from conformance.errors import ConfigError
+
+    (tmp_path / "conformance.toml").write_text('api_key = "from-the-file"\ntimeout = 12\n')
+    argv = ["compare", "--baseline-url", "http://a.test", "--candidate-url", "http://b.test"]
+    env = {"CONFORMANCE_MAX_REQUESTS": "9", "CONFORMANCE_REPORT_DIR": ""}
+    opts = options(build_parser().parse_args(argv), env=env, cwd=tmp_path)
+    assert (opts.api_key, opts.timeout, opts.max_requests, opts.report_dir) == ("from-the-file", 12.0, 9, None)
+    assert (opts.api_key_header, opts.rate_limit, opts.seed, opts.apis) == ("x-data-api-key", None, 0, specs.ALL_APIS)
+    run = resolve({}, env=env, cwd=tmp_path)
+    assert (run.api_key, run.timeout, run.max_requests, run.report_dir) == ("from-the-file", 12.0, 9, None)
+    with pytest.raises(ConfigError, match="--timeout: must be at least 0.1"):
+        options(build_parser().parse_args([*argv, "--timeout", "0.05"]), env=env, cwd=tmp_path)
 
 
 # The plan sends only read-only requests ---------------------------------------------------------------------

@@ -81,15 +81,38 @@ def test_every_run_setting_is_read_from_the_command_line_the_environment_and_the
 def test_the_defaults_are_the_same_wherever_the_suite_runs(tmp_path: Path) -> None:
     from conformance.config import SETTINGS, Target
 
-    target = resolve({}, env={}, cwd=tmp_path)
+    resolved, built = resolve({}, env={}, cwd=tmp_path), Target()
     for setting in SETTINGS:
-        if setting.default is not None and hasattr(Target, setting.name):
-            assert getattr(target, setting.name) == setting.default, setting.name
+        if setting.field_name and setting.default is not None:
+            assert getattr(resolved, setting.field_name) == getattr(built, setting.field_name) == setting.default, \
+                setting.name
+
+
+def test_every_setting_sets_a_field_of_the_target_but_the_one_url_spread_over_three() -> None:
+    from dataclasses import fields
+
+    from conformance.config import SETTINGS, Target
+
+    names = {setting.field_name for setting in SETTINGS}
+    assert names - {""} <= {f.name for f in fields(Target)}
+    assert {f.name for f in fields(Target)} - names == {"reference"}
+
+
+def test_an_empty_value_is_not_given_unless_it_is_a_value_of_its_own(tmp_path: Path) -> None:
+    env = {"CONFORMANCE_TIMEOUT": "", "CONFORMANCE_REPORT_DIR": ""}
+    assert (resolve({}, env=env, cwd=tmp_path).timeout, resolve({}, env=env, cwd=tmp_path).report_dir) == (30.0, None)
+    assert resolve({"seed": "", "api_key_header": ""}, env={}, cwd=tmp_path).api_key_header == "x-data-api-key"
 
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"concurrency": "0"}, "at least 1"),
     ({"gate": "may"}, "not one of must, standard"),
+    ({"timeout": "0.05"}, "--timeout: must be at least 0.1"),
+    ({"max_memory": "10"}, "--max-memory: must be at least 64"),
+    ({"recheck": "-1"}, "--recheck: must be at least 0"),
+    ({"max_requests": "0"}, "--max-requests: must be at least 1"),
+    ({"seed": "x"}, "--seed: 'x' is not a number"),
+    ({"flaky": "maybe"}, "--flaky: 'maybe' is not one of report, fail"),
 ])
 def test_bad_run_settings_are_configuration_errors(options: dict, message: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=message):

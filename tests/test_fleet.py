@@ -184,6 +184,16 @@ def test_settings_reach_the_child_through_its_environment_and_the_key_never_its_
     assert KEY not in " ".join(argv) and argv[argv.index("--concurrency") + 1] == "4"
 
 
+def test_a_target_resolves_its_file_settings_under_the_fleet_command_line() -> None:
+    fleet = fleet_file.parse({"profile": "thorough", "targets": [
+        {"name": "a", "target_url": "http://127.0.0.1:9", "draw_ahead": False, "sample": {"x": "1"},
+         "rule": "A,B", "concurrency": 3}]}, Path("fleet.toml"), {})
+    [target] = fleet.targets
+    resolved = target.resolve({"profile": "quick"})
+    assert (resolved.profile, resolved.draw_ahead, resolved.samples, resolved.rules, resolved.concurrency) == \
+        ("quick", False, (("x", "1"),), ("A", "B"), 3)
+
+
 def test_the_bound_on_tests_in_flight_is_shared_out() -> None:
     assert shares(10, 64) == (6, 10)
     assert shares(4, 2) == (1, 2)

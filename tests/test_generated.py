@@ -8,13 +8,12 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
 import pytest
-from hypothesis import settings, strategies as st
+from hypothesis import strategies as st
 
-from conformance.engine.cases import draw, filled
-from conformance.generated import CASES_FIXTURE, cases, discovered, operation_requests, spec_of
+from conformance.engine.cases import draw, kept_key
+from conformance.generated import CASES_FIXTURE, cases, operation_requests, spec_of
 from conformance.profiles import PROFILES
 from conformance.reference import ReferenceServer
 from conformance.schemathesis_support import WireCase
@@ -38,42 +37,19 @@ def test_a_source_that_names_no_argument_of_the_test_is_refused() -> None:
             pass
 
 
-def test_discovered_values_are_put_in_wherever_they_were_drawn() -> None:
-    from conformance.strategies.jsonrpc import InvalidCase
-
-    case = InvalidCase({"id": discovered("id"), "encoding": 7}, "encoding", "type", "RPC-IDX-015")
-    assert filled([case, (discovered("id"), "x")], {"id": "2Zb…"}) == [
-        InvalidCase({"id": "2Zb…", "encoding": 7}, "encoding", "type", "RPC-IDX-015"), ("2Zb…", "x")]
-    assert filled({"text": "an ordinary value"}, {}) == {"text": "an ordinary value"}
-
-
-#: The quick profile's example count, drawn the same way every time.
-settings.register_profile("generated-test", parent=settings.get_profile(PROFILES["quick"].hypothesis_profile),
-                          derandomize=True)
-
-
-@pytest.fixture
-def drawing() -> Iterator[None]:
-    current = settings._current_profile   # hypothesis keeps the loaded profile's name there
-    assert current is not None   # it loads its "default" profile when imported
-    settings.load_profile("generated-test")
-    try:
-        yield
-    finally:
-        settings.load_profile(current)
-
-
-def test_a_discovered_path_value_is_put_in_as_the_value_drawn_in_its_place(drawing: None) -> None:
-    """Drawn ahead with a stand-in and filled, or drawn with the value itself: the same requests."""
+def test_requests_made_from_discovered_values_are_kept_under_those_values() -> None:
+    """The requests of an operation say every value they were made with, so a store can name them; a strategy made
+    from a discovered value may hide it in a function, so its cases are drawn afresh."""
     label = "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions"
-    known = {"network": "main net", "blockchainId": "c/chain?"}
-    # schemathesis' first coverage pass over an operation differs from the later ones: compare two later ones
-    draw({"case": operation_requests("data", label, limit=4, path=known)}, PROFILES["quick"])
-    standing_in = draw({"case": operation_requests("data", label, limit=4, path={
-        name: discovered(name) for name in known})}, PROFILES["quick"])
-    direct = draw({"case": operation_requests("data", label, limit=4, path=known)}, PROFILES["quick"])
-    assert any(discovered("network") in case["case"].path for case in standing_in)
-    assert [filled(case, known) for case in standing_in] == direct
+    nodeid = "conformance/suite/data/test_properties.py::test_generated_requests_get_documented_answers[x]"
+
+    def key(**path: str) -> str | None:
+        return kept_key(nodeid, {"case": operation_requests("data", label, path=path)}, at_collection=False)
+
+    assert key(network="mainnet") == key(network="mainnet") != key(network="fuji")
+    assert key(network="mainnet") != kept_key(nodeid, {}, at_collection=True)
+    assert kept_key(nodeid, {"case": st.integers(max_value=7)}, at_collection=False) is None
+    assert kept_key("site-packages/" + nodeid, {}, at_collection=True) == kept_key(nodeid, {}, at_collection=True)
 
 
 def test_the_requests_of_an_operation_come_as_they_are_sent() -> None:

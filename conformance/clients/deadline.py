@@ -1,11 +1,17 @@
-"""A deadline for the whole wait for an answer's status line and headers.
+"""The one module that overrides parts of requests, urllib3 and http.client: a deadline for the whole wait for an
+answer's status line and headers, and what else the client's transport changes in them.
 
 A socket timeout bounds each read, so a server that trickles its status line and headers a byte at a time
 would hold a request for ever. While a request waits for its headers, a watchdog shuts the connection's socket
 down when the exchange's time is up; the session reads the body against the same deadline itself.
+
+Every override of another library's classes lives here, and works on every version of requests and urllib3 that
+pyproject.toml allows: `tests/test_transport_adapter.py` proves each one, and `make test` runs it on the oldest
+of both too (REQUESTS_OLDEST, URLLIB3_OLDEST).
 """
 from __future__ import annotations
 
+import functools
 import http.client
 import itertools
 import socket
@@ -26,8 +32,6 @@ _current = threading.local()
 #: The watchdog acts this long after the deadline, so that a socket timeout ending at the same moment (a server
 #: that sends nothing at all) is reported as what it is.
 GRACE_SECONDS = 0.25
-#: The name of the one thread that watches every deadline.
-WATCHDOG_THREAD = "conformance-deadlines"
 
 
 class Watch:
@@ -64,11 +68,14 @@ class _Watchdog:
             key = next(self._keys)
             self._armed[key] = (ends, action)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=WATCHDOG_THREAD, daemon=True)
+                self._thread = threading.Thread(target=self._run, name="conformance-deadlines", daemon=True)
                 self._thread.start()
             if ends < self._wake_at:
                 self._lock.notify()
         return key
+
+    def owns(self, thread: threading.Thread) -> bool:
+        return thread is self._thread
 
     def disarm(self, key: int) -> None:
         with self._lock:
@@ -103,6 +110,11 @@ _WATCHDOG = _Watchdog()
 def cut_every_wait() -> None:
     """Cuts off every request still waiting for its status line and headers (the run is stopping)."""
     _WATCHDOG.fire_all()
+
+
+def is_watchdog(thread: threading.Thread) -> bool:
+    """Whether `thread` is the client's own: the one thread that watches every deadline."""
+    return _WATCHDOG.owns(thread)
 
 
 class _Watched:
@@ -161,12 +173,14 @@ class _FinalAnswer(http.client.HTTPResponse):
     Hints` (or any other 1xx) for the final answer and leave the real one on the connection for the next
     request. Interim answers carry no body (RFC 9110 §15.2): their status line and headers are skipped."""
 
+    # The one private part of http.client overridden: begin() reads every status line through it
+    # (tests/test_transport_adapter.py proves it on the Python that runs the self-tests).
     def _read_status(self) -> tuple[str, int, str]:
         while True:
             version, status, reason = super()._read_status()  # type: ignore[misc]  # http.client's own reader
             if status < 100 or status >= 200 or status in (100, 101):
                 return version, status, reason   # 100 is skipped by http.client itself, 101 switches protocols
-            http.client._read_headers(self.fp)  # type: ignore[attr-defined]  # the interim answer's headers
+            http.client.parse_headers(self.fp)   # the interim answer's headers, read past
 
 
 class _HTTPConnection(_Watched, _OneWrite, urllib3.connection.HTTPConnection):
@@ -204,14 +218,26 @@ class DeadlineAdapter(requests.adapters.HTTPAdapter):
 
     def get_connection_with_tls_context(self, request: requests.PreparedRequest, verify: Any,
                                         proxies: Mapping[str, str] | None = None, cert: Any = None) -> Any:
+        """The pool of a request's origin (requests 2.32.2 and later: a pool for each TLS setting)."""
         # a request on its way to be sent has its URL
         if cert is not None or (proxies and requests.utils.select_proxy(cast(str, request.url), proxies)):
             return super().get_connection_with_tls_context(request, verify, proxies=proxies, cert=cert)
-        scheme, netloc = urlsplit(request.url or "")[:2]
+        return self._direct_pool(request.url or "", verify,
+                                 functools.partial(super().get_connection_with_tls_context, request, verify))
+
+    def get_connection(self, url: str | bytes, proxies: Mapping[str, str] | None = None) -> Any:
+        """The pool of a URL's origin (requests 2.31, which sets a request's TLS settings on the pool it gets)."""
+        text = url.decode("utf-8") if isinstance(url, bytes) else url
+        if proxies and requests.utils.select_proxy(text, proxies):
+            return super().get_connection(text, proxies)
+        return self._direct_pool(text, None, functools.partial(super().get_connection, text))
+
+    def _direct_pool(self, url: str, verify: Any, look_up: Callable[[], Any]) -> Any:
+        scheme, netloc = urlsplit(url)[:2]
         key = (scheme.lower(), netloc, verify)
         pool = self._direct_pools.get(key)
         if pool is None or pool.pool is None:   # a pool the manager closed (it keeps a few) is looked up again
-            pool = self._direct_pools[key] = super().get_connection_with_tls_context(request, verify)
+            pool = self._direct_pools[key] = look_up()
         return pool
 
     def request_url(self, request: requests.PreparedRequest, proxies: Mapping[str, str] | None) -> str:

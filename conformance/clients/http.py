@@ -1,7 +1,6 @@
 """One HTTP session per target: keep-alive, timeouts, a body cap, a rate limit, 429 handling, recorded exchanges."""
 from __future__ import annotations
 
-import collections
 import contextlib
 import email.utils
 import hashlib
@@ -95,7 +94,6 @@ class Exchange:
         self.body = body[:KEPT_HEAD] + body[-KEPT_TAIL:]
         if self._json is not _NOT_PARSED:
             self._json = _shortened(self._json)
-        TRIMMED.add()
 
     def settle(self) -> None:
         """Parses a large body now (a JSON one) and keeps it trimmed: the whole body is not kept after it is read."""
@@ -180,28 +178,6 @@ def _kept_size(value: Any) -> int:
     return 32
 
 
-class _Counter:
-    def __init__(self) -> None:
-        self.count = 0
-        self._lock = threading.Lock()
-
-    def add(self) -> None:
-        with self._lock:
-            self.count += 1
-
-
-#: Answers whose bodies the run kept trimmed, for the report.
-TRIMMED = _Counter()
-_answered = threading.local()
-#: Seconds the latest answers took, over every session and thread.
-ANSWER_TIMES: collections.deque[float] = collections.deque(maxlen=200)
-
-
-def answered_in_this_thread() -> int:
-    """Requests this thread sent over any session."""
-    return getattr(_answered, "requests", 0)
-
-
 class RateLimiter:
     """Spaces requests so that at most `per_second` start in any second."""
 
@@ -282,9 +258,12 @@ class HttpSession:
         # Threads of a concurrent run share the session: counting and the budget are decided under one lock, and
         # at most `in_flight` exchanges are on the wire at once.
         self.requests_sent = 0
+        self.trimmed_bodies = 0   # answers whose bodies were too large to keep whole (Exchange.settle)
         self._counting = threading.Lock()
         self._slots = threading.BoundedSemaphore(max(1, self.limits.in_flight))
         self._local = threading.local()
+        # Told of every exchange in the thread that sent it: once its answer is read (`elapsed` set), or as a
+        # FailedAttempt when no whole answer came back. Whoever follows the run's requests listens here.
         self.listeners: list[Callable[[Exchange], None]] = []
         self.stopped: str | None = None   # why the run stops: no request starts any more
         self._stopping = threading.Event()
@@ -578,6 +557,9 @@ class HttpSession:
                     # A large answer is parsed and trimmed while it still holds its slot: what waits for the slot
                     # is never read beside it.
                     exchange.settle()
+                    if exchange.trimmed:
+                        with self._counting:
+                            self.trimmed_bodies += 1
             finally:
                 if large:
                     self._large.release()
@@ -588,8 +570,6 @@ class HttpSession:
         capture = getattr(self._local, "capture", None)
         if capture is not None:
             capture.append(exchange)
-        _answered.requests = getattr(_answered, "requests", 0) + 1
-        ANSWER_TIMES.append(exchange.elapsed)
         return exchange
 
     def _headers_late(self, exchange: Exchange) -> str:

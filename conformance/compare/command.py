@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
+from collections.abc import Mapping
 
 from conformance import config
 from conformance.clients.deadline import why_silent
@@ -32,42 +31,39 @@ class Options:
 
     urls: dict[str, str]
     apis: tuple[str, ...]
-    evm_chain: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    api_key_header: str = config.DEFAULT_KEY_HEADER
-    rate_limit: float | None = None
-    max_requests: int | None = None
-    timeout: float = 30.0
-    report_dir: Path | None = None
-    seed: int = 0
-    samples: dict[str, str] = field(default_factory=dict)
+    evm_chain: str | None
+    api_key: str | None = field(repr=False)
+    api_key_header: str
+    rate_limit: float | None
+    max_requests: int | None
+    timeout: float
+    report_dir: Path | None
+    seed: int
+    samples: dict[str, str]
 
 
-def options(args: argparse.Namespace) -> Options:
+def options(args: argparse.Namespace, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Options:
+    """The two URLs, and the settings `compare` shares with `run`, resolved as a run resolves them: command line,
+    environment, config file, defaults."""
     urls = {role: config.check_url(str(getattr(args, f"{role}_url")), f"{role}_url") for role in ROLES}
-    apis = config.parse_apis(args.api) if args.api else ALL_APIS
-    explicit = bool(args.api)
-    if explicit and not args.evm_chain and (wanted := [a for a in apis if a in ("evm", "validators")]):
+    values = config.read(config.COMPARE_OPTIONS, {name: getattr(args, name, None) for name in config.COMPARE_OPTIONS},
+                         env, cwd)
+    # Both endpoints serve every API: "every API with a URL" is every API.
+    apis = values["api"] or ALL_APIS
+    if values["api"] and not values["evm_chain"] and (wanted := [a for a in apis if a in ("evm", "validators")]):
         raise ConfigError(f"--api {','.join(wanted)}: needs --evm-chain BLOCKCHAIN_ID_OR_ALIAS")
-    if args.max_requests is not None and args.max_requests < 1:
-        raise ConfigError("--max-requests: must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
-        raise ConfigError("--timeout: must be a positive number of seconds")
-    if args.seed is not None and args.seed < 0:
-        raise ConfigError("--seed: must be at least 0")
-    report_dir = Path(args.report_dir) if args.report_dir else None
+    report_dir = Path(values["report_dir"]) if values["report_dir"] else None
     if report_dir is not None:
         try:
             report_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"--report-dir: cannot create {report_dir} ({exc.strerror})") from None
     return Options(
-        urls=urls, apis=apis, evm_chain=args.evm_chain or None,
-        api_key=args.api_key or os.environ.get(config.ENV_PREFIX + "API_KEY") or None,
-        api_key_header=args.api_key_header or config.DEFAULT_KEY_HEADER,
-        rate_limit=config.parse_rate(args.rate_limit) if args.rate_limit else None,
-        max_requests=args.max_requests, timeout=args.timeout or 30.0, report_dir=report_dir,
-        seed=args.seed or 0, samples=dict(config.parse_samples(args.sample)) if args.sample else {},
+        urls=urls, apis=apis, evm_chain=values["evm_chain"], api_key=values["api_key"],
+        api_key_header=values["api_key_header"], rate_limit=values["rate_limit"],
+        max_requests=values["max_requests"], timeout=values["timeout"], report_dir=report_dir,
+        # as for a run's generated data: 0 unless given
+        seed=values["seed"] if values["seed"] is not None else 0, samples=dict(values["sample"]),
     )
 
 

@@ -9,8 +9,6 @@ gives the same requests and reproducers.
 """
 from __future__ import annotations
 
-import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
@@ -23,7 +21,7 @@ from hypothesis import strategies as st
 from conformance import evidence
 from conformance import schemathesis_support as generated_requests
 from conformance.engine.store import CaseStore
-from conformance.generated import DISCOVERED_PREFIX, CasesSpec, OperationRequests, spec_of
+from conformance.generated import CasesSpec, OperationRequests, spec_of
 from conformance.profiles import Profile
 
 
@@ -88,31 +86,6 @@ class DrawnCases:
                 test(*args, **kwargs, **case)
 
 
-def filled(value: Any, known: Mapping[str, Any]) -> Any:
-    """`value` with each `discovered(name)` inside it (in strings, containers, the suite's dataclasses, the paths of
-    generated requests) replaced by the known value of that name."""
-    if isinstance(value, str):
-        match = _DISCOVERED.fullmatch(value)
-        return known.get(match.group(1), value) if match else value
-    if isinstance(value, dict):
-        return {key: filled(item, known) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(filled(item, known) for item in value)
-    if isinstance(value, generated_requests.WireCase):   # in its path a discovered value stands encoded
-        return dataclasses.replace(
-            value, path=_DISCOVERED.sub(lambda match: generated_requests.path_segment(known[match.group(1)])
-                                        if match.group(1) in known else match.group(0), value.path),
-            request=filled(value.request, known))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type) \
-            and type(value).__module__.startswith("conformance."):
-        return dataclasses.replace(value, **{f.name: filled(getattr(value, f.name), known)
-                                             for f in dataclasses.fields(value) if f.init})
-    return value
-
-
-_DISCOVERED = re.compile(re.escape(DISCOVERED_PREFIX) + r"(\w+)")
-
-
 def sources_at_collection(item: pytest.Item, profile: Profile) -> Mapping[str, Any] | None:
     """A generated test's sources as they can be resolved before the run reaches it (with its parameters and the
     profile), or None when they are functions of other fixtures (they are resolved while it is set up)."""
@@ -130,68 +103,46 @@ def drawn_for(request: pytest.FixtureRequest, profile: Profile,
               ahead: Callable[[str], list[dict[str, Any]] | None] = lambda nodeid: None,
               store: CaseStore | None = None, seed: int = 0) -> DrawnCases:
     """The cases of the test `request` sets up: drawn ahead (`ahead`), else kept from an earlier run (`store`), else
-    drawn now (and kept, when they need nothing this run learns); then the values it discovers put in."""
+    drawn now (and kept, when what they are drawn from can name them in the store)."""
     spec: CasesSpec | None = spec_of(request.function)
     if spec is None:
         raise TypeError(f"{request.node.nodeid} asks for generated cases without @cases")
     callspec = getattr(request.node, "callspec", None)
     params = {**(dict(callspec.params) if callspec is not None else {}), "profile": profile}
-    arguments = {name: params[name] if name in params else request.getfixturevalue(name)
-                 for name in spec.needs() | spec.fixing()}
+    arguments = {name: params[name] if name in params else request.getfixturevalue(name) for name in spec.needs()}
     sources = spec.resolved(arguments)
     if profile.shrink and not any(isinstance(source, OperationRequests) for source in sources.values()):
-        return DrawnCases(None, {name: _filled_strategy(source, spec.fixed(arguments))
-                                 for name, source in sources.items()})
-    fixed = spec.fixed(arguments)
+        return DrawnCases(None, {name: source for name, source in sources.items()
+                                 if isinstance(source, st.SearchStrategy)})
     drawn = ahead(request.node.nodeid)
-    if drawn is None and store is not None:
-        collected = sources_at_collection(request.node, profile)
-        if collected is not None:
-            key = kept_as(request.node.nodeid)
-            drawn = store.get(key)
-            if drawn is None:
-                drawn = draw(collected, profile, seed)
-                store.put(key, drawn)
     if drawn is not None:
-        cases = [filled(case, fixed) for case in drawn]
-        if not _discovered_left(cases):
-            return DrawnCases(cases)
-    # Drawn here: a discovered value is fixed from the start (it is never drawn, so the cases are the ones drawn
-    # ahead), and a path value the run did not discover is generated.
-    sources = {name: _with_values(source, fixed) for name, source in sources.items()}
-    return DrawnCases([filled(case, fixed) for case in draw(sources, profile, seed)])
+        return DrawnCases(drawn)
+    key = kept_key(request.node.nodeid, sources, spec.needs() <= params.keys()) if store is not None else None
+    if key is None:
+        return DrawnCases(draw(sources, profile, seed))
+    assert store is not None
+    drawn = store.get(key)
+    if drawn is None:
+        drawn = draw(sources, profile, seed)
+        store.put(key, drawn)
+    return DrawnCases(drawn)
+
+
+def kept_key(nodeid: str, sources: Mapping[str, Any], at_collection: bool) -> str | None:
+    """A test's name in the store, or None when its cases cannot be named there: its ID (`kept_as`) and, when its
+    sources were made from values the run learned, those sources as written (the requests of an operation say every
+    value they were made with; a strategy may hide one in a function, so its cases are drawn afresh)."""
+    if at_collection:
+        return kept_as(nodeid)
+    if all(isinstance(source, OperationRequests) for source in sources.values()):
+        return kept_as(nodeid) + " " + repr(sorted(sources.items()))
+    return None
 
 
 def kept_as(nodeid: str) -> str:
     """A test's name in the store: its ID from the suite's own folder on, wherever the suite is installed."""
     marker = "conformance/suite/"
     return nodeid[nodeid.find(marker):] if marker in nodeid else nodeid
-
-
-def _with_values(source: Any, fixed: Mapping[str, Any]) -> Any:
-    """An operation's requests with each discovered path value put in, or left to be generated when unknown."""
-    if not isinstance(source, OperationRequests):
-        return source
-    paths = []
-    for values in source.paths:
-        kept = {}
-        for name, value in values.items():
-            match = _DISCOVERED.fullmatch(value) if isinstance(value, str) else None
-            if match is None:
-                kept[name] = value
-            elif match.group(1) in fixed:
-                kept[name] = fixed[match.group(1)]
-        paths.append(kept)
-    return dataclasses.replace(source, paths=tuple(paths))
-
-
-def _discovered_left(value: Any) -> bool:
-    """Whether a discovered value the run did not learn still stands somewhere in `value`."""
-    return DISCOVERED_PREFIX in repr(value)
-
-
-def _filled_strategy(source: Any, fixed: Mapping[str, Any]) -> st.SearchStrategy[Any]:
-    return source.map(lambda value: filled(value, fixed)) if fixed else source
 
 
 def shrinks_in_its_call(item: pytest.Item, profile: Profile) -> bool:

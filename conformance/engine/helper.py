@@ -4,7 +4,7 @@ requests.
 Drawing a case costs more processor time than the request it becomes (a negative Data API case, several times
 more); on one core the run waits for every draw. Once the tests are collected, a helper process forked from the
 run draws, in the order of the tests, the cases of every generated test whose sources need nothing the run learns
-later (values it discovers are drawn as `discovered(name)` and put in when the test is set up), and hands them
+later (a test whose sources are made from a discovered value draws, or reads, its cases itself), and hands them
 back pickled (a generated request as the request it becomes, a `WireCase`). A test takes its cases from the helper
 or, when the helper did not draw them, draws them itself: the cases are the same either way, under the same seed.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
-import signal
 import sys
 import threading
 import time
@@ -32,6 +31,7 @@ from collections.abc import Mapping
 
 import pytest
 
+from conformance import signals
 from conformance.engine.cases import draw, kept_as, sources_at_collection
 from conformance.engine.store import CaseStore
 from conformance.profiles import Profile
@@ -133,11 +133,10 @@ class DrawAhead:
 
 def _fork_safe() -> bool:
     """Whether this process may fork: the child keeps only this thread, and a lock another thread holds stays held
-    in it. The only other thread allowed is the request watchdog's, which the child never uses."""
-    from conformance.clients.deadline import WATCHDOG_THREAD
+    in it. The only other thread allowed is the HTTP client's deadline watchdog, which the child never uses."""
+    from conformance.clients.deadline import is_watchdog
 
-    return all(thread is threading.current_thread() or thread.name == WATCHDOG_THREAD
-               for thread in threading.enumerate())
+    return all(thread is threading.current_thread() or is_watchdog(thread) for thread in threading.enumerate())
 
 
 def _draw_all(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, store: CaseStore | None, seed: int,
@@ -145,8 +144,7 @@ def _draw_all(plans: list[tuple[str, Mapping[str, Any]]], profile: Profile, stor
     """In the helper: reads or draws each test's cases in turn (keeping what it draws) and sends them, as each is
     ready; a test another run claimed is read once that run has kept it. A test whose cases cannot be drawn, or do
     not read back, is sent as None: it draws them itself, and reports what went wrong."""
-    # Ctrl-C and a cancel reach the whole process group: the run stops the helper itself, without a traceback here.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signals.ignore_in_helper()
     sources_of = dict(plans)
     waiting: list[str] = []
 

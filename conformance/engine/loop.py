@@ -6,7 +6,8 @@ stack) are not made for threads, its call phase is: the main thread sets each te
 hands its call to a thread of the pool and tears it down; the reports are made and logged in the main thread, in
 the order of the tests, so the terminal and the reports see what a sequential run shows. Every request goes
 through the run's one HttpSession: one rate limiter, one request budget, at most `--concurrency` requests in
-flight on as many keep-alive connections. The evidence of a test is recorded in a context variable set by its
+flight on as many keep-alive connections. The loop listens to the sessions the fixtures make, for how long answers
+take and how many each call received. The evidence of a test is recorded in a context variable set by its
 own call, in its own thread, so it never mixes with another test's.
 
 A teardown never overlaps its test's call: when the test or one of its fixtures registered teardown code (a yield
@@ -29,12 +30,14 @@ from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 
-from conformance.clients.http import ANSWER_TIMES, answered_in_this_thread
+from conformance.clients.http import Exchange, FailedAttempt, HttpSession
 from conformance.engine import pytest_internals as internals
 
 #: Call phases run one at a time until they sent this many requests: how long a call waits for the target and how
 #: long it computes are measured without other threads in the way.
 _FIRST_REQUESTS = 3
+#: How many of the latest answers the time of a request's wait is taken from.
+_KEPT_ANSWER_TIMES = 200
 PLUGIN_NAME = "conformance-concurrency"
 #: Options under which pytest's own loop runs: they step through tests one at a time by design.
 _SEQUENTIAL_OPTIONS = ("usepdb", "trace", "setuponly", "setupplan", "setupshow", "collectonly")
@@ -91,6 +94,8 @@ class ConcurrentLoop:
         self.requests = 0     # requests the finished call phases sent
         self.busy = 0.0       # processor seconds the call phases used
         self._lanes: tuple[tuple[int, float], int] | None = None   # the last count, and what it was worked out from
+        self._answer_times: collections.deque[float] = collections.deque(maxlen=_KEPT_ANSWER_TIMES)  # seconds
+        self._answered_here = threading.local()   # answers each thread received
 
     def lanes(self) -> int:
         """Call phases to keep in flight now: one, and one more for each stretch of a call's own processor time
@@ -109,7 +114,7 @@ class ConcurrentLoop:
             return 1
         if self._lanes is not None and self._lanes[0] == measured:
             return self._lanes[1]
-        times = sorted(ANSWER_TIMES.copy())
+        times = sorted(self._answer_times.copy())
         requests, busy = measured
         if requests < _FIRST_REQUESTS or busy <= 0 or not times:
             lanes = 1
@@ -117,6 +122,21 @@ class ConcurrentLoop:
             lanes = max(1, min(self.width, int(1 + requests * times[len(times) // 10] / busy)))
         self._lanes = (measured, lanes)
         return lanes
+
+    def listen(self, session: HttpSession) -> None:
+        """Measures the answers `session` receives."""
+        if self._answered not in session.listeners:
+            # first: a listener after it may raise into the test, and the answer arrived all the same
+            session.listeners.insert(0, self._answered)
+
+    def _answered(self, exchange: Exchange) -> None:
+        if isinstance(exchange, FailedAttempt):
+            return
+        self._answered_here.count = self._answered_in_this_thread() + 1
+        self._answer_times.append(exchange.elapsed)
+
+    def _answered_in_this_thread(self) -> int:
+        return getattr(self._answered_here, "count", 0)
 
     def applies(self, session: pytest.Session) -> bool:
         config = self.config
@@ -134,7 +154,6 @@ class ConcurrentLoop:
             return None
         items = session.items
         slots: collections.deque[_Slot] = collections.deque()
-        ANSWER_TIMES.clear()   # this run's answers only (another run of this process may have had another target)
         with internals.warnings_caught(self.config), \
                 ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="conformance-test") as pool:
             for index, item in enumerate(items):
@@ -193,11 +212,11 @@ class ConcurrentLoop:
     def _measuring(self) -> Iterator[None]:
         """Adds the requests this thread sends inside the block, and the processor time it uses, to the loop's
         measure of how long calls wait against how long they compute (`lanes`)."""
-        requests, cpu = answered_in_this_thread(), time.thread_time()
+        requests, cpu = self._answered_in_this_thread(), time.thread_time()
         try:
             yield
         finally:
-            requests_after, cpu_after = answered_in_this_thread(), time.thread_time()
+            requests_after, cpu_after = self._answered_in_this_thread(), time.thread_time()
             with self._measured:
                 self.requests += requests_after - requests
                 self.busy += cpu_after - cpu

@@ -4,8 +4,8 @@ Drawing a generated test's cases is deterministic for a seed, the specs, the cod
 and it costs more processor time than the requests the cases become. So what one run draws is kept in a folder
 (`CONFORMANCE_CASES_DIR`, else the user's cache folder), under a key made of exactly those: a second run, the runs
 of a fleet, a CI job run again and the self-tests read the cases instead of drawing them, while another seed, a
-changed spec or a changed strategy draws anew. Cases are kept as they are drawn before a run discovers anything
-(with `discovered(name)` where a discovered value goes), so they serve every target alike.
+changed spec or a changed strategy draws anew. Cases drawn from values a run discovers (the chain a generated
+request goes to) are kept under those values too: they serve every run of a target whose identifiers stay.
 
 Two runs may share the folder at once: each file is written whole under a temporary name and renamed into place,
 and a file that cannot be read is drawn again. Runs that start together (a fleet's) split the drawing: a test's

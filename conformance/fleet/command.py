@@ -31,7 +31,7 @@ def run_fleet(args: argparse.Namespace) -> int:
     fleet = fleet_file.load(args.fleet)
     report_dir = Path(given.get("report_dir") or os.environ.get(config.SETTING["report_dir"].env)
                       or config.DEFAULT_REPORT_DIR)
-    bound = config._number(int, "concurrency", given["concurrency"], 1) if given.get("concurrency") is not None \
+    bound = config.SETTING["concurrency"].read(given["concurrency"]) if given.get("concurrency") is not None \
         else fleet.max_in_flight or fleet_file.DEFAULT_MAX_IN_FLIGHT
     # The command line's other settings hold for every target, over the file's (as a command line wins over
     # conformance.toml for a single run); checked now, against each target.
@@ -39,8 +39,7 @@ def run_fleet(args: argparse.Namespace) -> int:
                  if name not in ("report_dir", "concurrency") and value is not None and value != []}
     for target in fleet.targets:
         try:
-            config.resolve({**{k: fleet_file._cli_value(k, v) for k, v in target.settings.items()}, **overrides},
-                           env={}, cwd=Path(os.devnull))
+            target.resolve(overrides)
         except ConfigError as exc:
             raise ConfigError(f"target {target.name!r}: {exc}") from None
     try:
@@ -74,8 +73,8 @@ def _run_one(fleet: fleet_file.Fleet, index: int, report_dir: Path, overrides: d
         raise ConfigError(f"--fleet-index: {index} is not the index of a target of {fleet.path} "
                           f"(0 to {len(fleet.targets) - 1})")
     target = fleet.targets[index]
-    own = concurrency or target.settings.get("concurrency") or config.DEFAULT_CONCURRENCY
-    child = Child(target, report_dir / target.name, config._number(int, "concurrency", own, 1))
+    own = config.SETTING["concurrency"].read(concurrency or target.settings.get("concurrency"))
+    child = Child(target, report_dir / target.name, own)
     print(f"conformance: fleet: target {index} of {fleet.path} is {target.name}", flush=True)
     Launcher([child], 1, report_dir / LOG_FOLDER, overrides).run()
     return EXIT_INCOMPLETE if child.exit_code is None else child.exit_code

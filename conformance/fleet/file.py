@@ -45,6 +45,11 @@ class FleetTarget:
         chain = self.settings.get("chain")
         return str(chain) if chain else None
 
+    def resolve(self, overrides: Mapping[str, Any]) -> config.Target:
+        """The target as its run resolves it: its settings as a config file holds them, under `overrides` as a
+        command line (the fleet's, given for every target); no other environment, no other config file."""
+        return config.resolve(overrides, env={}, file=self.settings)
+
 
 @dataclass(frozen=True)
 class Fleet:
@@ -126,22 +131,12 @@ def _target(where: str, name: str, settings: dict[str, Any], environ: Mapping[st
                               "is not set")
     # The settings as a run of this target would resolve them, checked now: one bad value stops the fleet
     # before any target starts, as it would stop a single run.
+    target = FleetTarget(name, settings, api_key)
     try:
-        config.resolve({key: _cli_value(key, value) for key, value in settings.items()}, env={},
-                       cwd=Path(os.devnull))
+        target.resolve({})
     except ConfigError as exc:
         raise ConfigError(f"{where}: target {name!r}: {exc}") from None
-    return FleetTarget(name, settings, api_key)
-
-
-def _cli_value(key: str, value: Any) -> Any:
-    """A value of the file as resolve() takes it from a command line (lists as lists, tables as NAME=VALUE)."""
-    setting = config.SETTING[key]
-    if setting.kind == "list":
-        if isinstance(value, dict):
-            return [f"{k}={v}" for k, v in value.items()]
-        return [str(item) for item in value] if isinstance(value, list) else [str(value)]
-    return value
+    return target
 
 
 def environment_value(key: str, value: Any) -> str:

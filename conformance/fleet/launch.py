@@ -9,17 +9,15 @@ its reports as an interrupted run does.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import IO, Any
 
-from conformance import config
+from conformance import config, signals
 from conformance.errors import EXIT_INCOMPLETE
 from conformance.fleet.answers import RECORD_VARIABLE
 from conformance.fleet.file import FleetTarget, environment_value
@@ -99,7 +97,7 @@ class Launcher:
         child.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=child.log, stderr=subprocess.STDOUT,
                                          env=env, start_new_session=True)
 
-    def _forward(self, number: int, frame: FrameType | None) -> None:
+    def _forward(self, number: int) -> None:
         with self._lock:
             self.stopping = number
             self.stopped_at = self.stopped_at or time.monotonic()
@@ -111,10 +109,10 @@ class Launcher:
                         pass
 
     def run(self) -> list[Child]:
-        installed = {}
-        if threading.current_thread() is threading.main_thread():
-            for number in (signal.SIGINT, signal.SIGTERM):
-                installed[number] = signal.signal(number, self._forward)
+        with signals.forwarding(self._forward):
+            return self._run()
+
+    def _run(self) -> list[Child]:
         try:
             waiting = list(self.children)
             running: list[Child] = []
@@ -157,6 +155,4 @@ class Launcher:
                     # Only reached when the fleet itself fails: the children must not outlive it.
                     child.process.terminate()
                     child.process.wait()
-            for number, previous in installed.items():
-                signal.signal(number, previous)
         return self.children

@@ -11,10 +11,10 @@ from conformance.plugin.options import pytest_addoption, pytest_configure
 from conformance.plugin.state import resolved_target
 from conformance.plugin.verdicts import (pytest_report_teststatus, pytest_runtest_call, pytest_runtest_makereport,
                                          pytest_runtest_setup)
-from conformance.reporting.outcomes import OBSERVATION_KEY, OUTCOME_KEY, RULES_KEY, VIOLATION_KEY
+from conformance.reporting.outcomes import RULES_KEY
 
-__all__ = ["OBSERVATION_KEY", "OUTCOME_KEY", "RULES_KEY", "VIOLATION_KEY", "admin", "catalogue", "data_api",
-           "endpoints", "evm", "evm_chain", "generated_cases", "http", "metrics_api", "observe", "once", "profile",
-           "pytest_addoption", "pytest_collection_modifyitems", "pytest_configure", "pytest_ignore_collect",
-           "pytest_report_teststatus", "pytest_runtest_call", "pytest_runtest_makereport", "pytest_runtest_setup",
-           "resolved_target", "rule_ids", "rpc_at", "sample", "target", "validators"]
+__all__ = ["RULES_KEY", "admin", "catalogue", "data_api", "endpoints", "evm", "evm_chain", "generated_cases", "http",
+           "metrics_api", "observe", "once", "profile", "pytest_addoption", "pytest_collection_modifyitems",
+           "pytest_configure", "pytest_ignore_collect", "pytest_report_teststatus", "pytest_runtest_call",
+           "pytest_runtest_makereport", "pytest_runtest_setup", "resolved_target", "rule_ids", "rpc_at", "sample",
+           "target", "validators"]

@@ -2,7 +2,6 @@
 what the run reads once, and the cases of generated tests."""
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 from collections.abc import Callable, Iterator
@@ -15,12 +14,12 @@ from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.clients.rest import RestClient
 from conformance.discovery.session import discovery_run
 from conformance.engine.cache import RunCache
-from conformance.engine import helper
+from conformance.engine import helper, loop
 from conformance.engine.cases import DrawnCases, drawn_for
 from conformance.errors import SuiteError
 from conformance.plugin import state
 from conformance.profiles import PROFILES, Profile
-from conformance.reporting.outcomes import OBSERVATION_KEY
+from conformance.reporting.outcomes import Findings, observation
 from conformance.rules import Catalogue, UnknownRule, load_catalogue
 from conformance.meaning.spellings import spelled_by
 from conformance.session import Endpoints, open_endpoints
@@ -67,6 +66,9 @@ def http(target: conf.Target, pytestconfig: pytest.Config) -> Iterator[HttpSessi
     run.coverage.has_key = bool(target.api_key)
     session.listeners.append(run.coverage.record)
     run.listen(session)
+    tests_in_flight = pytestconfig.pluginmanager.get_plugin(loop.PLUGIN_NAME)
+    if tests_in_flight is not None:   # it paces itself by the answers it sees
+        tests_in_flight.listen(session)
     run.http = session
     run.stopping.on_stop(session.stop)
     # A target down past the outage window stops the run as a signal does, so that every report is written.
@@ -150,8 +152,7 @@ def observe(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
             catalogue[rule_id]
         except UnknownRule as exc:
             raise SuiteError(str(exc)) from None
-        request.node.user_properties.append((OBSERVATION_KEY, json.dumps({"rule": rule_id, "seen": seen},
-                                                                           default=str)))
+        Findings.of_test(request.node).observations.append(observation(rule_id, seen))
     return record
 
 

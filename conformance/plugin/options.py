@@ -21,6 +21,22 @@ NO_WORKERS = ("-n: the suite keeps up to --concurrency tests' requests in flight
               "would add their start-up and memory without sending more at once (use --concurrency)")
 
 
+_HANDED = pytest.StashKey[conf.Target]()
+
+
+class HandedTarget:
+    """A target resolved before the session started (`conformance run` resolves it, and opens its endpoints),
+    handed to the plugin as it is: a plugin object of the session, instead of options the plugin would resolve
+    again. Without one, the session's options resolve through the same settings (plain `pytest --pyargs`)."""
+
+    def __init__(self, target: conf.Target) -> None:
+        self.target = target
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.stash[_HANDED] = self.target
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance", "API contract conformance")
     for setting in conf.SETTINGS:
@@ -41,7 +57,16 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "that are not exhaustive (quick)")
     if config.getoption("numprocesses", None) and runs_the_suite(config):
         raise pytest.UsageError(NO_WORKERS)
-    state.start(config)
+    run = state.start(config)
+    handed = config.stash.get(_HANDED, None)
+    if handed is not None:
+        given = [setting.pytest_flag or setting.flag for setting in conf.SETTINGS
+                 if config.getoption(setting.name, None) not in (None, [])]
+        if given:
+            # The run's settings are resolved already: one given among pytest's arguments would be dropped.
+            raise pytest.UsageError(f"{', '.join(given)}: give the settings of `conformance run` before --, "
+                                    "under their own names")
+        run.target = handed
     try:
         resolved: conf.Target | None = state.resolved_target(config)
     except pytest.UsageError:
@@ -49,8 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if resolved is not None:
         profile = PROFILES[resolved.profile]
         loop.install(config, resolved.concurrency, serial=lambda item: shrinks_in_its_call(item, profile),
-                     pressed=state.run_state(config).memory.pressed)
-        run = state.run_state(config)
+                     pressed=run.memory.pressed)
         run.seed = run.seed_of(resolved, config)
         run.cases = CaseStore(None, run.seed, profile.name)
         helper.install(config, resolved.draw_ahead, profile, run.cases, run.seed)

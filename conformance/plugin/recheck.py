@@ -21,7 +21,7 @@ from conformance import evidence
 from conformance.engine import pytest_internals as internals
 from conformance.errors import SuiteError, Violation
 from conformance.plugin import state
-from conformance.reporting.outcomes import FLAKY_KEY
+from conformance.reporting.outcomes import Findings
 
 #: Seconds before the first run again; each later one waits twice as long.
 FIRST_WAIT = 0.1
@@ -130,7 +130,7 @@ def same_request(request: Any) -> Any:
 
 def _record(item: pytest.Item, ledger: evidence.Ledger, flaky: list[Violation], answers: dict[Any, Counter[str]],
             *, runs: int) -> None:
-    """Keeps the flaky deviations on the test's report, and takes them off the evidence of its rules."""
+    """Keeps the flaky deviations in the test's findings, and takes them off the evidence of its rules."""
     for violation in flaky:
         ledger.broke[violation.rule.id] = 0
     entries = []
@@ -139,5 +139,5 @@ def _record(item: pytest.Item, ledger: evidence.Ledger, flaky: list[Violation], 
         entries.append({"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
                         "received": violation.received, "reproducer": violation.reproducer, "runs": runs,
                         "answers": [{"answer": answer, "count": count} for answer, count in seen.most_common()]})
-    item.user_properties.append((FLAKY_KEY, json.dumps(entries)))
+    Findings.of_test(item).flaky += entries
 

@@ -9,13 +9,13 @@ import pytest
 
 from conformance import __version__, evidence
 from conformance import config as conf
-from conformance.clients.http import TRIMMED, HttpSession, redacted
+from conformance.clients.http import HttpSession, redacted
 from conformance.coverage import effects as effects_coverage
 from conformance.engine.cache import RunCache
 from conformance.engine.store import CaseStore
 from conformance.coverage.recorder import CoverageRecorder
 from conformance.meaning.watch import Watch
-from conformance.engine.interrupts import Stopping
+from conformance.signals import Stopping
 from conformance.engine.memory import MemoryBound, peak_bytes
 from conformance.discovery.session import discovery_run
 from conformance.errors import ConfigError
@@ -186,7 +186,8 @@ class RunState:
             not_reached=self._not_reached(), flaky_fails=target.flaky == "fail", old_failures=old_failures,
             memory={"max_mb": target.max_memory, "peak_mb": round(peak_bytes() / 2**20),
                     "most_kept_mb": round(self.memory.most_kept / 2**20),
-                    "trimmed_bodies": TRIMMED.count, "evicted": self.memory.evicted},
+                    "trimmed_bodies": self.http.trimmed_bodies if self.http is not None else 0,
+                    "evicted": self.memory.evicted},
             contract=contract.pinned_contract(), options=contract.run_options(target),
             har={"file": str(self.har.path), "entries": self.har.entries} if self.har is not None else None,
             coverage=effects_coverage.merge(self.coverage.report(target.apis),
@@ -236,14 +237,15 @@ def start(config: pytest.Config) -> RunState:
 
 
 def resolved_target(config: pytest.Config) -> conf.Target:
-    """The run's settings, resolved once from this session's options, the environment and the config file."""
+    """The run's settings: as `conformance run` handed them over, else resolved once from this session's options,
+    the environment and the config file."""
     state = config.stash[_STATE]
     if state.target is None:
         try:
             state.target = conf.resolve({name: config.getoption(name, None) for name in conf.OPTIONS})
         except ConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
-        state.memory.max_bytes = state.target.max_memory * 2**20
+    state.memory.max_bytes = state.target.max_memory * 2**20
     return state.target
 
 

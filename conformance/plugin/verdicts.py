@@ -2,7 +2,6 @@
 and the one way every count of a run classifies a test."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from collections.abc import Generator, Iterator
@@ -17,8 +16,7 @@ from conformance.engine import pytest_internals
 from conformance.plugin import recheck, state
 from conformance.plugin.collection import rule_ids
 from conformance.reporting import outcomes
-from conformance.reporting.outcomes import (BLOCKED_KEY, EVIDENCE_KEY, EXCHANGES_KEY, OUTCOME_KEY, RULES_KEY,
-                                            VERIFIED_KEY, VIOLATION_KEY, VIOLATIONS_KEY)
+from conformance.reporting.outcomes import Findings
 
 
 _LEDGER = pytest.StashKey[evidence.Ledger]()
@@ -102,10 +100,13 @@ def pytest_runtest_makereport(
         item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
     report = outcome.get_result()
-    _classify(item, call, report)
-    _attach_evidence(item, report)
+    if rule_ids(item):
+        found = Findings.of_test(item)
+        _classify(item, call, report, found)
+        _attach_evidence(item, report, found)
+        found.taken().attach(report)
     secrets = state.secrets(item.config)
-    if secrets:  # the terminal, JUnit and report.json all read the test report: none may show the key
+    if secrets:  # the terminal and JUnit read the test report: neither may show the key
         if isinstance(report.longrepr, (str, tuple)):  # a skip's is (path, line, reason)
             report.longrepr = redacted(report.longrepr, secrets)
         elif report.longrepr is not None and any(secret in str(report.longrepr) for secret in secrets):
@@ -118,7 +119,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     """pytest counts a failed setup as an error and a failed call as a failure; the suite counts a violation as a
     failure and anything else as an error, whichever phase found it, and a deviation that did not show again as
     flaky: its line says what the reports say."""
-    if not any(key == RULES_KEY for key, _ in report.user_properties):
+    if Findings.on(report) is None:
         return None
     found = outcomes.category(report)
     if found == "failed":
@@ -130,9 +131,9 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
-def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Adds to the phase's report the evidence gathered since the last phase."""
-    if not rule_ids(item) or _LEDGER not in item.stash:
+def _attach_evidence(item: pytest.Item, report: pytest.TestReport, found: Findings) -> None:
+    """Adds to the phase's findings the evidence gathered since the last phase."""
+    if _LEDGER not in item.stash:
         return
     counts = item.stash[_LEDGER].counts()
     before = item.stash.get(_REPORTED, {})
@@ -140,29 +141,22 @@ def _attach_evidence(item: pytest.Item, report: pytest.TestReport) -> None:
              for rule, (held, broke) in counts.items()}
     delta = {rule: pair for rule, pair in delta.items() if any(pair)}
     item.stash[_REPORTED] = counts
-    if delta:
-        report.user_properties.append((EVIDENCE_KEY, json.dumps(delta)))
-    exchanges = item.stash[_LEDGER].take_exchanges()
-    if exchanges:
-        report.user_properties.append((EXCHANGES_KEY, json.dumps(exchanges)))
-    verified = item.stash[_LEDGER].take_verified()
-    if verified:
-        report.user_properties.append((VERIFIED_KEY, json.dumps(sorted(verified))))
-    if report.skipped and item.stash[_LEDGER].blocked:
-        report.user_properties.append((BLOCKED_KEY, json.dumps(item.stash[_LEDGER].blocked)))
+    found.evidence = delta
+    found.exchanges = item.stash[_LEDGER].take_exchanges()
+    found.verified = item.stash[_LEDGER].take_verified()
+    if report.skipped:
+        found.blocked_by = list(item.stash[_LEDGER].blocked)
 
 
-def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, found: Findings) -> None:
     """Marks a failed test as a violation of the target or an error of the suite, its report a bug report."""
-    if call.excinfo is None or not rule_ids(item) or call.excinfo.errisinstance(pytest.skip.Exception):
+    if call.excinfo is None or call.excinfo.errisinstance(pytest.skip.Exception):
         return
     violation = _first(call.excinfo.value, Violation)
     if violation is not None:
-        found = getattr(violation, "all", None) or [violation]
         report.longrepr = str(violation)
-        report.user_properties.append((OUTCOME_KEY, "violation"))
-        report.user_properties.append((VIOLATION_KEY, json.dumps(_violation_json(found[0]))))
-        report.user_properties.append((VIOLATIONS_KEY, json.dumps([_violation_json(v) for v in found])))
+        found.failure = "violation"
+        found.violations = [_violation_entry(v) for v in getattr(violation, "all", None) or [violation]]
         return
     error = _first(call.excinfo.value, SuiteError)
     if error is not None:
@@ -170,10 +164,11 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
     elif not item.config.getoption("suite_tracebacks", False):
         report.longrepr = _defect_line(call.excinfo)
     # Anything else is a defect of the suite, not a deviation of the target: never counted against it.
-    report.user_properties.append((OUTCOME_KEY, "suite-error"))
+    found.failure = "suite-error"
 
 
-def _violation_json(violation: Violation) -> dict[str, Any]:
+def _violation_entry(violation: Violation) -> dict[str, Any]:
+    """A violation as report.json lists it."""
     return {"rule": violation.rule.id, "summary": violation.summary, "expected": violation.expected,
             "received": violation.received, "reproducer": violation.reproducer, "response": violation.response,
             "exchange": getattr(violation, "exchange_id", None)}

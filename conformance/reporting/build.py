@@ -4,20 +4,21 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from conformance import __version__
 from conformance.coverage.gate import gate_line
+from conformance.evidence import EXCHANGES_PER_RULE
 from conformance.errors import EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
 from conformance.reporting.operations import OperationTimes, all_operations
 from conformance.reporting.outcomes import TestOutcome
 from conformance.rules import REQUIRED_LEVELS, Catalogue, Rule
 
 if TYPE_CHECKING:
-    from conformance.reporting.expectations import Verdicts
+    from conformance.reporting.expectations import Expectation, Verdicts
 
 SCHEMA = "conformance-report/1"
 #: "not selected": a rule of none of the APIs the run selected; never counted as untested, nor in any API's score.
@@ -122,121 +123,14 @@ def exit_code(tests: Iterable[TestOutcome], catalogue: Catalogue, verdicts: Verd
 
 def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, operations: OperationTimes,
           verdicts: Verdicts) -> dict[str, Any]:
-    carriers: dict[str, list[TestOutcome]] = {}
-    failures: dict[str, list[dict[str, Any]]] = {}
-    observations: dict[str, list[dict[str, Any]]] = {}
-    evidence: dict[str, list[int]] = {}
-    exchanges: dict[str, list[dict[str, Any]]] = {}
-    for test in tests:
-        for rule_id in test.rules:
-            carriers.setdefault(rule_id, []).append(test)
-        for rule_id, (held, broke) in test.evidence.items():
-            pair = evidence.setdefault(rule_id, [0, 0])
-            pair[0] += held
-            pair[1] += broke
-        for violation in test.violations:
-            failures.setdefault(violation["rule"], []).append(_failure(test, violation))
-            # A violation raised outside a ledger (a cached fixture's) still counts once against its rule.
-            evidence.setdefault(violation["rule"], [0, 0])
-            if not evidence[violation["rule"]][1]:
-                evidence[violation["rule"]][1] = 1
-        for seen in test.observations:
-            observations.setdefault(seen["rule"], []).append({"test": test.id, "seen": seen.get("seen")})
-        for rule_id, refs in test.exchanges.items():
-            exchanges.setdefault(rule_id, []).extend({**ref, "test": test.id} for ref in refs)
-
-    rules = []
-    for rule in catalogue:
-        mine = carriers.get(rule.id, [])
-        failed = failures.get(rule.id, [])
-        held, broke = evidence.get(rule.id, [0, 0])
-        status = rule_status(rule, mine, held, broke, observations.get(rule.id, [])) \
-            if set(rule.apis) & set(facts.apis) else NOT_SELECTED
-        entry: dict[str, Any] = {
-            "id": rule.id, "title": rule.title, "api": list(rule.apis), "level": rule.level,
-            "source": {"doc": rule.doc, "section": rule.section}, "status": status,
-            "quote_sha256": hashlib.sha256(rule.quote.encode("utf-8")).hexdigest()[:16],
-            "evidence": {"held": held, "broke": broke},
-            "tests": [test.id for test in mine]}
-        if rule.id in exchanges:
-            entry["evidence"]["exchanges"] = deciding_exchanges(exchanges[rule.id])
-        if rule.standard:
-            entry["standard"] = rule.standard
-        if rule.untestable:
-            entry["untestable"] = rule.untestable
-        if failed:
-            entry["failures"] = failed
-            entry["quote"] = rule.quote   # the sentence broken, for a report read without the documents at hand
-        errors = [{"test": test.id, "message": test.message} for test in mine if test.outcome == "error"]
-        if errors:
-            entry["errors"] = errors
-        if rule.id in observations:
-            entry["observations"] = observations[rule.id]
-        blocked_by = sorted({broken for t in mine if t.outcome == "failed" for broken in t.broken_rules
-                             if broken != rule.id} | {broken for t in mine for broken in t.blocked_by
-                                                      if broken != rule.id})
-        flaky = [{"test": test.id, **seen} for test in mine for seen in test.flaky if seen["rule"] == rule.id]
-        if flaky:
-            entry["flaky"] = flaky
-        if status == "untested" and rule.id in facts.not_reached:
-            entry["reason"] = "interrupted"
-        if blocked_by and status == "untested":
-            # Its tests stopped at another rule's violation before any check of it ran: say which, so an
-            # untested rule is not read as one the suite forgot.
-            entry["blocked_by"] = blocked_by
-        excuses = {verdicts.excused[(f["test"], rule.id)] for f in failed if (f["test"], rule.id) in verdicts.excused}
-        excuses |= {verdicts.excused[(t.id, rule.id)] for t in mine
-                    if t.outcome == "error" and (t.id, rule.id) in verdicts.excused}
-        if excuses and status in ("fail", "error"):
-            entry["expected"] = sorted((e.to_json() for e in excuses), key=lambda e: e["expires"])
-        rules.append(entry)
-
-    summary: dict[str, Any] = {"tests": len(tests),
-                               "passed": sum(t.outcome == "passed" for t in tests),
-                               "failed": sum(t.outcome == "failed" for t in tests),
-                               "errors": sum(t.outcome == "error" for t in tests),
-                               "skipped": sum(t.outcome == "skipped" for t in tests),
-                               "flaky": sum(t.outcome == "flaky" for t in tests),
-                               "expected_failures": len(verdicts.excused),
-                               "requests": facts.requests}
-    if facts.aborted or (facts.transport or {}).get("down"):
-        # a target that went down stopped the run as a signal does, but it is the target that could not be tested
-        code = EXIT_UNTESTABLE
-    elif facts.interrupted:
-        code = EXIT_INCOMPLETE
-    elif not tests:
-        code = EXIT_USAGE   # the selection left nothing to run: nothing was tested
-    else:
-        code = exit_code(tests, catalogue, verdicts, facts.gate, facts.flaky_fails, facts.old_failures)
-    coverage_gate = gate_line(facts.coverage or {}, facts.min_coverage)
-    if coverage_gate:
-        summary["coverage_gate"] = coverage_gate
-        if code == EXIT_CONFORMANT:
-            code = EXIT_VIOLATION
-    summary["exit_code"] = code
-    summary["verdict"] = {EXIT_CONFORMANT: "conformant", EXIT_VIOLATION: "violations",
-                          EXIT_INCOMPLETE: "incomplete"}.get(code, "untestable")
+    """The content of report.json (report.schema.json describes it)."""
+    by_rule = _ByRule.of(tests)
+    rules = [_rule_entry(rule, by_rule, facts, verdicts) for rule in catalogue]
+    summary = {**_counts(tests, facts, verdicts), **_verdict(tests, catalogue, facts, verdicts)}
     return {
         "schema": SCHEMA,
-        "suite": {"name": "conformance", "version": __version__, "profile": facts.profile, "seed": facts.seed,
-                  "gate": facts.gate, "gated_levels": list(GATES[facts.gate]),
-                  "expectations": facts.expectations_file,
-                  "python": platform.python_version(),
-                  "started": facts.started.isoformat(timespec="seconds"),
-                  "finished": facts.finished.isoformat(timespec="seconds"),
-                  "duration_s": round((facts.finished - facts.started).total_seconds(), 3),
-                  **({"aborted": facts.aborted} if facts.aborted else {}),
-                  **({"interrupted": facts.interrupted} if facts.interrupted else {}),
-                  **({"memory": facts.memory} if facts.memory else {}),
-                  **({"contract": facts.contract} if facts.contract is not None else {}),
-                  **({"options": facts.options} if facts.options is not None else {}),
-                  **({"har": facts.har} if facts.har else {}),
-                  **({"transport": facts.transport} if facts.transport else {})},
-        "target": {"reference": facts.reference, "apis": list(facts.apis),
-                   "urls": {name: redact_url(url) for name, url in facts.urls.items()},
-                   "evm_chain": facts.evm_chain,
-                   "versions": {"server": sorted(operations.servers),
-                                "client": sorted(operations.client_versions)}},
+        "suite": _suite(facts),
+        "target": _target(facts, operations),
         "summary": summary,
         "apis": _per_api(rules, facts.apis, operations),
         "rules": rules,
@@ -248,12 +142,169 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
     }
 
 
-#: Exchanges a rule of report.json lists as the ones that decided it: report.json stays small on a long run.
-EXCHANGES_PER_RULE = 3
+@dataclass
+class _ByRule:
+    """What the run's tests say of each rule: the tests that carry it, their failures, observations, evidence and
+    the exchanges their checks judged."""
+
+    carriers: dict[str, list[TestOutcome]] = field(default_factory=dict)
+    failures: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    observations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    evidence: dict[str, list[int]] = field(default_factory=dict)   # rule -> [held, broke]
+    exchanges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(tests: list[TestOutcome]) -> _ByRule:
+        found = _ByRule()
+        for test in tests:
+            for rule_id in test.rules:
+                found.carriers.setdefault(rule_id, []).append(test)
+            for rule_id, (held, broke) in test.evidence.items():
+                pair = found.evidence.setdefault(rule_id, [0, 0])
+                pair[0] += held
+                pair[1] += broke
+            for violation in test.violations:
+                found.failures.setdefault(violation["rule"], []).append(_failure(test, violation))
+                # A violation raised outside a ledger (a cached fixture's) still counts once against its rule.
+                pair = found.evidence.setdefault(violation["rule"], [0, 0])
+                if not pair[1]:
+                    pair[1] = 1
+            for seen in test.observations:
+                found.observations.setdefault(seen["rule"], []).append({"test": test.id, "seen": seen.get("seen")})
+            for rule_id, refs in test.exchanges.items():
+                found.exchanges.setdefault(rule_id, []).extend({**ref, "test": test.id} for ref in refs)
+        return found
+
+
+def _rule_entry(rule: Rule, by_rule: _ByRule, facts: RunFacts, verdicts: Verdicts) -> dict[str, Any]:
+    """A rule as report.json lists it: its verdict, the evidence and tests behind it, and what went wrong."""
+    mine = by_rule.carriers.get(rule.id, [])
+    failed = by_rule.failures.get(rule.id, [])
+    held, broke = by_rule.evidence.get(rule.id, [0, 0])
+    status = rule_status(rule, mine, held, broke, by_rule.observations.get(rule.id, [])) \
+        if set(rule.apis) & set(facts.apis) else NOT_SELECTED
+    entry: dict[str, Any] = {
+        "id": rule.id, "title": rule.title, "api": list(rule.apis), "level": rule.level,
+        "source": {"doc": rule.doc, "section": rule.section}, "status": status,
+        "quote_sha256": hashlib.sha256(rule.quote.encode("utf-8")).hexdigest()[:16],
+        "evidence": {"held": held, "broke": broke},
+        "tests": [test.id for test in mine]}
+    if rule.id in by_rule.exchanges:
+        entry["evidence"]["exchanges"] = deciding_exchanges(by_rule.exchanges[rule.id])
+    if rule.standard:
+        entry["standard"] = rule.standard
+    if rule.untestable:
+        entry["untestable"] = rule.untestable
+    if failed:
+        entry["failures"] = failed
+        entry["quote"] = rule.quote   # the sentence broken, for a report read without the documents at hand
+    errors = [{"test": test.id, "message": test.message} for test in mine if test.outcome == "error"]
+    if errors:
+        entry["errors"] = errors
+    if rule.id in by_rule.observations:
+        entry["observations"] = by_rule.observations[rule.id]
+    flaky = [{"test": test.id, **seen} for test in mine for seen in test.flaky if seen["rule"] == rule.id]
+    if flaky:
+        entry["flaky"] = flaky
+    if status == "untested" and rule.id in facts.not_reached:
+        entry["reason"] = "interrupted"
+    blocked_by = _blocked_by(rule, mine)
+    if blocked_by and status == "untested":
+        # Its tests stopped at another rule's violation before any check of it ran: say which, so an
+        # untested rule is not read as one the suite forgot.
+        entry["blocked_by"] = blocked_by
+    excuses = _excuses(rule, mine, failed, verdicts)
+    if excuses and status in ("fail", "error"):
+        entry["expected"] = sorted((e.to_json() for e in excuses), key=lambda e: e["expires"])
+    return entry
+
+
+def _blocked_by(rule: Rule, carriers: list[TestOutcome]) -> list[str]:
+    """The other rules whose violation stopped a test of `rule`: broken by that test, or reported broken before."""
+    return sorted({broken for t in carriers if t.outcome == "failed" for broken in t.broken_rules
+                   if broken != rule.id} | {broken for t in carriers for broken in t.blocked_by if broken != rule.id})
+
+
+def _excuses(rule: Rule, carriers: list[TestOutcome], failed: list[dict[str, Any]],
+             verdicts: Verdicts) -> set[Expectation]:
+    """The expectations that excuse a failure or an error of `rule`."""
+    excuses = {verdicts.excused[(f["test"], rule.id)] for f in failed if (f["test"], rule.id) in verdicts.excused}
+    return excuses | {verdicts.excused[(t.id, rule.id)] for t in carriers
+                      if t.outcome == "error" and (t.id, rule.id) in verdicts.excused}
+
+
+def _counts(tests: list[TestOutcome], facts: RunFacts, verdicts: Verdicts) -> dict[str, Any]:
+    """How many tests ended each way, the failures expectations excused, and the requests sent."""
+    return {"tests": len(tests),
+            "passed": sum(t.outcome == "passed" for t in tests),
+            "failed": sum(t.outcome == "failed" for t in tests),
+            "errors": sum(t.outcome == "error" for t in tests),
+            "skipped": sum(t.outcome == "skipped" for t in tests),
+            "flaky": sum(t.outcome == "flaky" for t in tests),
+            "expected_failures": len(verdicts.excused),
+            "requests": facts.requests}
+
+
+#: What each exit code says of the target; any other, that it could not be tested.
+VERDICTS = {EXIT_CONFORMANT: "conformant", EXIT_VIOLATION: "violations", EXIT_INCOMPLETE: "incomplete"}
+
+
+def _verdict(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, verdicts: Verdicts) -> dict[str, Any]:
+    """The run's exit code and verdict, with the coverage gate's line when coverage failed it."""
+    out: dict[str, Any] = {}
+    code = _run_exit_code(tests, catalogue, facts, verdicts)
+    coverage_gate = gate_line(facts.coverage or {}, facts.min_coverage)
+    if coverage_gate:
+        out["coverage_gate"] = coverage_gate
+        if code == EXIT_CONFORMANT:
+            code = EXIT_VIOLATION
+    out["exit_code"] = code
+    out["verdict"] = VERDICTS.get(code, "untestable")
+    return out
+
+
+def _run_exit_code(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, verdicts: Verdicts) -> int:
+    """The exit code before the coverage gate: why the run could not decide, else what its tests found."""
+    if facts.aborted or (facts.transport or {}).get("down"):
+        # a target that went down stopped the run as a signal does, but it is the target that could not be tested
+        return EXIT_UNTESTABLE
+    if facts.interrupted:
+        return EXIT_INCOMPLETE
+    if not tests:
+        return EXIT_USAGE   # the selection left nothing to run: nothing was tested
+    return exit_code(tests, catalogue, verdicts, facts.gate, facts.flaky_fails, facts.old_failures)
+
+
+def _suite(facts: RunFacts) -> dict[str, Any]:
+    """The run itself: the suite's version, its settings, when it ran, and what limited or stopped it."""
+    return {"name": "conformance", "version": __version__, "profile": facts.profile, "seed": facts.seed,
+            "gate": facts.gate, "gated_levels": list(GATES[facts.gate]),
+            "expectations": facts.expectations_file,
+            "python": platform.python_version(),
+            "started": facts.started.isoformat(timespec="seconds"),
+            "finished": facts.finished.isoformat(timespec="seconds"),
+            "duration_s": round((facts.finished - facts.started).total_seconds(), 3),
+            **({"aborted": facts.aborted} if facts.aborted else {}),
+            **({"interrupted": facts.interrupted} if facts.interrupted else {}),
+            **({"memory": facts.memory} if facts.memory else {}),
+            **({"contract": facts.contract} if facts.contract is not None else {}),
+            **({"options": facts.options} if facts.options is not None else {}),
+            **({"har": facts.har} if facts.har else {}),
+            **({"transport": facts.transport} if facts.transport else {})}
+
+
+def _target(facts: RunFacts, operations: OperationTimes) -> dict[str, Any]:
+    """What was tested: the reference or a live target, its APIs, URLs and the versions it answered with."""
+    return {"reference": facts.reference, "apis": list(facts.apis),
+            "urls": {name: redact_url(url) for name, url in facts.urls.items()},
+            "evm_chain": facts.evm_chain,
+            "versions": {"server": sorted(operations.servers),
+                         "client": sorted(operations.client_versions)}}
 
 
 def deciding_exchanges(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The first few exchanges that decided a rule, those of broken checks first, each once."""
+    """The first few exchanges that decided a rule, those of broken checks first, each once: report.json stays
+    small on a long run."""
     seen: set[Any] = set()
     out = []
     for ref in sorted(refs, key=lambda ref: ref.get("check") != "broke"):

@@ -1,24 +1,82 @@
-"""What each test did, gathered from pytest's reports (the suite's findings travel in their user properties)."""
+"""What each test did, gathered from pytest's reports: each phase's report carries what the suite found in it."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import pytest
 
-RULES_KEY = "rule"                          # one user property per rule a test carries (reaches JUnit)
-OUTCOME_KEY = "conformance_outcome"         # "violation" | "suite-error" on failed tests
-VIOLATION_KEY = "conformance_violation"     # JSON: rule, summary, expected, received, reproducer
-OBSERVATION_KEY = "observation"             # JSON: rule, seen
-VIOLATIONS_KEY = "conformance_violations"   # JSON: every violation of a failed test, the headline first
-EVIDENCE_KEY = "conformance_evidence"       # JSON: rule -> [checks held, checks broken] in one phase
-FLAKY_KEY = "conformance_flaky"             # JSON: deviations a test saw once and not when it ran again
-BLOCKED_KEY = "conformance_blocked"         # JSON: rules whose reported violation kept a skipped test from running
-EXCHANGES_KEY = "conformance_exchanges"     # JSON: rule -> the exchanges its checks judged in one phase (bounded)
-VERIFIED_KEY = "conformance_verified"       # JSON: [declaration, aspect, operation] of declared relations verified
-#: Exchanges a test keeps per rule, over its phases.
-EXCHANGES_PER_TEST_RULE = 3
+from conformance.evidence import EXCHANGES_PER_RULE
+
+RULES_KEY = "rule"   # one user property per rule a test carries (reaches pytest's own JUnit XML)
+#: Why a phase of a test failed: the target broke a rule, or the suite could not test it.
+Failure = Literal["violation", "suite-error"]
+
+
+@dataclass
+class Findings:
+    """What the suite found in a test: kept on the test while it runs (`of_test`), and, for each phase, handed to
+    that phase's report (`taken`, `on`), where the terminal and the run's reports read it."""
+
+    failure: Failure | None = None   # a failed phase's: why it failed
+    violations: list[dict[str, Any]] = field(default_factory=list)   # a failed phase's: the headline first
+    evidence: dict[str, list[int]] = field(default_factory=dict)     # rule -> [checks held, checks broken]
+    exchanges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # rule -> exchanges judged (bounded)
+    verified: set[tuple[str, str, str]] = field(default_factory=set)   # declared relations a check verified
+    blocked_by: list[str] = field(default_factory=list)   # a skipped phase's: the broken rules that stopped it
+    #: What the test observed so far (rule, seen): a report has every one made before it.
+    observations: list[dict[str, Any]] = field(default_factory=list)
+    #: Deviations the test saw so far that did not show again when it ran again.
+    flaky: list[dict[str, Any]] = field(default_factory=list)
+
+    @staticmethod
+    def of_test(item: pytest.Item) -> Findings:
+        """The findings of the running test not yet handed to a report."""
+        if _FINDINGS not in item.stash:
+            item.stash[_FINDINGS] = Findings()
+        return item.stash[_FINDINGS]
+
+    def taken(self) -> Findings:
+        """What a phase's report carries: the phase's own findings, which the next phase starts without, and the
+        observations and flaky deviations so far, which the test keeps."""
+        phase = Findings(self.failure, self.violations, self.evidence, self.exchanges, self.verified, self.blocked_by,
+                         list(self.observations), list(self.flaky))
+        self.failure, self.violations, self.evidence, self.exchanges = None, [], {}, {}
+        self.verified, self.blocked_by = set(), []
+        return phase
+
+    def attach(self, report: pytest.TestReport) -> None:
+        """Hands these findings to a phase's report."""
+        setattr(report, _ON_REPORT, self)
+
+    @staticmethod
+    def on(report: pytest.TestReport) -> Findings | None:
+        """The findings a report of a conformance test carries; None on any other test's."""
+        found = getattr(report, _ON_REPORT, None)
+        return found if isinstance(found, Findings) else None
+
+
+_FINDINGS = pytest.StashKey[Findings]()
+# A report keeps what it is given, as pytest's own `wasxfail`; the run never sends reports to another process
+# (it refuses -n), so the findings stay objects from the test to the report.
+_ON_REPORT = "conformance_findings"
+
+
+def observation(rule_id: str, seen: Any) -> dict[str, Any]:
+    """An observation as reports keep it: a copy of `seen` made of what report.json holds (lists, objects, text,
+    numbers), taken when it is recorded (the test may go on changing what it passed), anything else as its text."""
+    return {"rule": rule_id, "seen": _plain(seen)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key if key is None or isinstance(key, (str, int, float)) else str(key): _plain(item)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return str(value)
 
 
 def test_id(nodeid: str) -> str:
@@ -74,41 +132,33 @@ class OutcomeRecorder:
         self.tests: dict[str, TestOutcome] = {}
 
     def add(self, report: pytest.TestReport) -> None:
-        # the values under the suite's own keys are the JSON text it recorded; other plugins' are only passed over
-        properties = cast("list[tuple[str, str]]", report.user_properties)
-        rules = [value for key, value in properties if key == RULES_KEY]
+        # other plugins' user properties are only passed over
+        rules = [value for key, value in cast("list[tuple[str, str]]", report.user_properties) if key == RULES_KEY]
         if not rules:
             return
         test = self.tests.setdefault(report.nodeid, TestOutcome(test_id(report.nodeid), list(dict.fromkeys(rules))))
         test.duration_s += report.duration
-        for key, value in properties:
-            if key == OBSERVATION_KEY:
-                seen = json.loads(value)
-                if seen not in test.observations:
-                    test.observations.append(seen)
-            elif key == EVIDENCE_KEY:
-                for rule, (held, broke) in json.loads(value).items():
-                    pair = test.evidence.setdefault(rule, [0, 0])
-                    pair[0] += held
-                    pair[1] += broke
-            elif key == VERIFIED_KEY:
-                test.verified.update(tuple(mark) for mark in json.loads(value))
-            elif key == EXCHANGES_KEY:
-                for rule, refs in json.loads(str(value)).items():
-                    kept = test.exchanges.setdefault(rule, [])
-                    kept += refs[:max(0, EXCHANGES_PER_TEST_RULE - len(kept))]
-        for key, value in properties:
-            if key == FLAKY_KEY and report.when == "call":
-                test.flaky += json.loads(value)
-                if test.outcome == "passed":
-                    test.outcome = "flaky"
+        found = Findings.on(report) or Findings()
+        for seen in found.observations:
+            if seen not in test.observations:
+                test.observations.append(seen)
+        for rule, (held, broke) in found.evidence.items():
+            pair = test.evidence.setdefault(rule, [0, 0])
+            pair[0] += held
+            pair[1] += broke
+        test.verified.update(found.verified)
+        for rule, refs in found.exchanges.items():
+            kept = test.exchanges.setdefault(rule, [])
+            kept += refs[:max(0, EXCHANGES_PER_RULE - len(kept))]
+        if found.flaky and report.when == "call":
+            test.flaky += found.flaky
+            if test.outcome == "passed":
+                test.outcome = "flaky"
         if report.failed:
-            kinds = dict(properties)
-            if kinds.get(OUTCOME_KEY) == "violation" and report.when in ("setup", "call"):
+            if found.failure == "violation" and report.when in ("setup", "call"):
                 test.outcome = "failed"
-                test.violation = json.loads(kinds[VIOLATION_KEY]) if VIOLATION_KEY in kinds else None
-                test.violations = (json.loads(kinds[VIOLATIONS_KEY]) if VIOLATIONS_KEY in kinds
-                                   else [test.violation] if test.violation else [])
+                test.violation = found.violations[0] if found.violations else None
+                test.violations = list(found.violations)
             elif test.outcome != "failed":
                 test.outcome = "error"
             if not test.message:
@@ -116,18 +166,19 @@ class OutcomeRecorder:
         elif report.skipped and test.outcome == "passed":
             test.outcome = "skipped"
             test.message = _skip_reason(report.longrepr)
-            test.blocked_by = json.loads(dict(properties).get(BLOCKED_KEY, "[]"))
+            test.blocked_by = list(found.blocked_by)
 
 
 def category(report: pytest.TestReport) -> str | None:
     """How the suite counts a phase of a test where it differs from pytest: "failed" for a violation of the target
     (found while the test or its fixtures ran), "error" for any other failure, "flaky" for a deviation that did not
     show again. pytest's own terminal line uses it too, so every count of a run says the same."""
-    if report.passed and report.when == "call" and any(key == FLAKY_KEY for key, _ in report.user_properties):
+    found = Findings.on(report)
+    if report.passed and report.when == "call" and found is not None and found.flaky:
         return "flaky"
     if not report.failed or report.when not in ("setup", "call"):
         return "error" if report.failed else None
-    return "failed" if (OUTCOME_KEY, "violation") in report.user_properties else "error"
+    return "failed" if found is not None and found.failure == "violation" else "error"
 
 
 def _text(longrepr: Any, limit: int = 4000) -> str:

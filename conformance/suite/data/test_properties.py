@@ -7,7 +7,7 @@ import pytest
 from conformance.checks import data as checks
 from conformance.checks.data import API
 from conformance.checks.data_generated import rules_of
-from conformance.generated import OperationRequests, cases, discovered, operation_requests
+from conformance.generated import OperationRequests, cases, operation_requests
 from conformance.schemathesis_support import WireCase, judge
 from conformance.suite.data.conftest import DataApi, variant
 
@@ -17,28 +17,23 @@ from conformance.suite.data.conftest import DataApi, variant
 QUICK_ROUTE = "listValidators"
 
 
-def known_path(data: DataApi, operation_id: str) -> dict[str, str]:
-    """Path values the target serves (discovered or given), so that fuzzing reaches the query's checks."""
+def requests_of(data: DataApi, operation_id: str) -> OperationRequests:
+    """The operation's generated requests, each path value one the target serves (discovered or given), so that
+    fuzzing reaches the query's checks; a value neither given nor discoverable is generated."""
     values = {}
     for name in checks.operation(operation_id).template.split("{")[1:]:
         name = name.split("}")[0]
         try:
             values[name] = data.path_value(operation_id, name)
-        except pytest.skip.Exception:   # an identifier neither given nor discoverable: generated instead
+        except pytest.skip.Exception:
             continue
-    return values
-
-
-def requests_of(operation_id: str) -> OperationRequests:
-    """The operation's generated requests, each path value one the run discovers."""
     spec = checks.operation(operation_id)
-    names = [part.split("}")[0] for part in spec.template.split("{")[1:]]
-    return operation_requests(API, f"{spec.method} {spec.template}", path={name: discovered(name) for name in names})
+    return operation_requests(API, f"{spec.method} {spec.template}", path=values)
 
 
 @pytest.mark.parametrize("operation_id", [variant(op, quick=op == QUICK_ROUTE, marks=pytest.mark.rule(*rules_of(op)),
                                                   id=op) for op in checks.operations()])
-@cases(case=requests_of, fixed_by=known_path)
+@cases(case=requests_of)
 def test_generated_requests_get_documented_answers(data: DataApi, case: WireCase) -> None:
     """Example, coverage and fuzzed requests get documented shapes, error bodies and refusals."""
     judge(data.rest, API, case)

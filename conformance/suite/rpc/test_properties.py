@@ -14,7 +14,7 @@ from conformance.checks.index import (IndexAt, check_consecutive, check_containe
                                       range_items)
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.strategies import boundary_values, container_ranges, invalid_params, valid_params
-from conformance.generated import cases, discovered
+from conformance.generated import cases
 from conformance.suite.rpc.conftest import Known
 
 MAX = max_fetch()
@@ -85,8 +85,7 @@ def _check_invalid(client: JsonRpcClient, method: str, case: Any, observe: Calla
 
 @pytest.mark.rule(*ENVELOPE, "RPC-IDX-004", "RPC-IDX-015")
 @pytest.mark.parametrize("method", INDEX_READS)
-@cases(case=lambda method: invalid_params(method, api="index", fixed={"id": discovered("id")}),
-       fixed_by=lambda known: {"id": known.container.get("id")})
+@cases(case=lambda method, known: invalid_params(method, api="index", fixed={"id": known.container.get("id")}))
 def test_invalid_index_params_are_answered_in_the_envelope(index_at: IndexAt, method: str, case: Any,
                                                            observe: Callable[[str, Any], None]) -> None:
     """Invalid Index API params give a well-formed answer, an error where the document says so (the container ID

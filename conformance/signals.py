@@ -1,0 +1,130 @@
+"""The signals that stop the command, handled here and nowhere else: Ctrl-C (SIGINT) and SIGTERM, what a CI runner
+or Kubernetes sends on cancel or timeout. Python delivers signals to the main thread only, so each handler is
+installed from there, for one phase of the command:
+
+- **starting** (`defer`, `restore`): the imports take a second or more on a busy machine; a signal there is kept
+  rather than raised in the middle of an import (a traceback and no report), and the command looks at it once it
+  can write its reports;
+- **setting up a run** (`raising`): a signal raises KeyboardInterrupt, so that a run stopped while it starts its
+  target still writes a report saying so;
+- **running** (`Stopping`): the requests on the wire are cut off and the run stops after the tests in flight, as
+  pytest stops after a test with --exitfirst; the reports are written at once with every rule decided so far;
+- **a fleet waiting for its runs** (`forwarding`): each signal is passed on to every run, which stops as above;
+- **a helper process** (`ignore_in_helper`): the signal reaches the whole process group, and the run stops its
+  helpers itself.
+
+In every phase, a second signal stops the process at once, without reports.
+"""
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+from types import FrameType
+from typing import Any
+from collections.abc import Callable, Iterator
+
+from conformance.errors import EXIT_INCOMPLETE
+
+#: The signals that stop the command, and what the reports say of a run one of them stopped.
+STOPS: dict[int, str] = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "stopped (SIGTERM)"}
+_kept: list[int] = []
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _keep(number: int, frame: FrameType | None) -> None:
+    if _kept:
+        os._exit(EXIT_INCOMPLETE)   # a second signal stops at once, as it does later in a run
+    _kept.append(number)
+
+
+def defer() -> None:
+    """Keeps SIGINT and SIGTERM until `restore`."""
+    for number in STOPS:
+        signal.signal(number, _keep)
+
+
+def restore() -> int | None:
+    """Python's own handling again; returns the signal kept meanwhile, if any."""
+    if not _in_main_thread():
+        return None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return _kept[0] if _kept else None
+
+
+@contextlib.contextmanager
+def handled(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
+    """`handler` for SIGINT and SIGTERM within the block (from the main thread; elsewhere nothing changes), the
+    previous handlers after it."""
+    previous = {number: signal.signal(number, handler) for number in STOPS} if _in_main_thread() else {}
+    try:
+        yield
+    finally:
+        for number, before in previous.items():
+            signal.signal(number, before)
+
+
+def _raise_interrupt(number: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def raising() -> contextlib.AbstractContextManager[None]:
+    """SIGTERM raises KeyboardInterrupt within the block, as Ctrl-C does."""
+    return handled(_raise_interrupt)
+
+
+def forwarding(to: Callable[[int], None]) -> contextlib.AbstractContextManager[None]:
+    """Each SIGINT and SIGTERM within the block is passed to `to`, with its number."""
+    return handled(lambda number, frame: to(number))
+
+
+def ignore_in_helper() -> None:
+    """In a helper process: Ctrl-C reaches the whole process group, and the run stops its helpers itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Stopping:
+    """The run's stop: why it stopped, and what to do first (cut off the requests on the wire)."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self._callbacks: list[Callable[[str], None]] = []
+        self._handling: contextlib.ExitStack | None = None
+
+    def on_stop(self, callback: Callable[[str], None]) -> None:
+        self._callbacks.append(callback)
+        if self.reason is not None:
+            callback(self.reason)
+
+    def stop(self, reason: str) -> None:
+        """Stops the run for `reason` (the first reason is the one reported)."""
+        if self.reason is None:
+            self.reason = reason
+        for callback in list(self._callbacks):
+            callback(self.reason)
+
+    def install(self) -> None:
+        """Handles SIGINT and SIGTERM for the run, until `uninstall`."""
+        self._handling = contextlib.ExitStack()
+        self._handling.enter_context(handled(self._handle))
+
+    def uninstall(self) -> None:
+        if self._handling is not None:
+            self._handling.close()
+            self._handling = None
+
+    def _handle(self, number: int, frame: FrameType | None) -> None:
+        if self.reason is not None:
+            # the second signal: stop at once, with the run's helper processes
+            for child in multiprocessing.active_children():
+                child.kill()
+            os._exit(EXIT_INCOMPLETE)
+        # No KeyboardInterrupt: raised wherever the main thread stands (a garbage collector's callback among them)
+        # it may be swallowed; the stop ends the requests, and the session stops after the tests in flight.
+        self.stop(STOPS.get(number, f"signal {number}"))
