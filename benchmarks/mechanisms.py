@@ -20,8 +20,7 @@ from benchmarks.table import Row, markdown, progress
 from conformance.config import DEFAULT_CONCURRENCY
 
 #: Mechanism -> the options that turn it off.
-MECHANISMS = {f"tests in flight (--concurrency {DEFAULT_CONCURRENCY})": ("--concurrency", "1"),
-              "cases drawn ahead by a helper process": ("--no-draw-ahead",)}
+MECHANISMS = {f"tests in flight (--concurrency {DEFAULT_CONCURRENCY})": ("--concurrency", "1")}
 PLACES = {"loopback": 0.0, "50 ms away": 0.050}
 
 

@@ -104,8 +104,7 @@ def _printed_figures(stdout: str) -> tuple[float, int]:
 
 def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool = True,
             whole: bool = True) -> dict[str, list[Row]]:
-    """Rows per part: "suite" (bare loop, each profile x API group), "whole" (every API, with and without the
-    helper process that draws cases ahead)."""
+    """Rows per part: "suite" (bare loop, each profile x API group), "whole" (every API, standard)."""
     found: dict[str, list[Row]] = {"suite": [], "whole": []}
     with reference_process() as info:
         progress("bare requests loop")
@@ -120,12 +119,7 @@ def measure(profiles: tuple[str, ...] = ("quick", "standard"), *, groups: bool =
         if whole:
             progress(f"suite, standard, all APIs, one worker, {REPEATS} times")
             one = median_run([run_suite(info, ALL, "standard") for _ in range(REPEATS)])
-            progress("suite, standard, all APIs, one worker, --no-draw-ahead")
-            alone = run_suite(info, ALL, "standard", "--no-draw-ahead")
-            found["whole"] += [one.row("suite: standard, all APIs, one worker", bare),
-                                 alone.row("suite: standard, all APIs, one worker, `--no-draw-ahead`", bare,
-                                           value=f"{alone.in_session / one.in_session:.2f}x the session time "
-                                                 "with the helper")]
+            found["whole"].append(one.row("suite: standard, all APIs, one worker", bare))
     return found
 
 

@@ -193,7 +193,9 @@ SETTINGS = (
     # the run uses fewer when the target answers faster than the suite checks (on loopback, one).
     Setting("concurrency", "at most N tests with requests in flight at once, over one rate limit and budget",
             parse_number(int, 1), 16, metavar="N"),
-    Setting("draw_ahead", "draw the cases of property tests in a helper process on another core",
+    # Cases were drawn ahead by a helper process until drawn cases were kept between runs; the setting stays so
+    # that existing commands and config files still run.
+    Setting("draw_ahead", "no effect (drawn cases are kept between runs instead); accepted so existing commands run",
             parse_boolean, True, kind="negatable"),
     # Three reruns that all see the deviation again leave a few in a thousand odd answers (a gateway's, a node
     # behind a load balancer on another version) reported as failures.

@@ -9,7 +9,7 @@ from, and the test runs once per case, the case arriving as an argument.
 A source is a Hypothesis strategy, the requests of one documented operation (`operation_requests`), or a function
 of the test's fixtures and parameters that returns either: `lambda known: container_ranges(last_index=known.last)`
 draws ranges inside the index the test reads. How many cases are drawn follows the run's profile; how and where
-they are drawn (before the test's call, in a helper process on another core) is the run's business, never the
+they are drawn (before the test's call, or read from what an earlier run drew) is the run's business, never the
 test's. Under the same seed the same cases come, so the requests and their reproducers are the same.
 
 A value the run learns only while the test is set up (a container ID, the chain a route serves) is an argument of

@@ -9,9 +9,7 @@ installed from there, for one phase of the command:
   target still writes a report saying so;
 - **running** (`Stopping`): the requests on the wire are cut off and the run stops after the tests in flight, as
   pytest stops after a test with --exitfirst; the reports are written at once with every rule decided so far;
-- **a fleet waiting for its runs** (`forwarding`): each signal is passed on to every run, which stops as above;
-- **a helper process** (`ignore_in_helper`): the signal reaches the whole process group, and the run stops its
-  helpers itself.
+- **a fleet waiting for its runs** (`forwarding`): each signal is passed on to every run, which stops as above.
 
 In every phase, a second signal stops the process at once, without reports.
 """
@@ -84,11 +82,6 @@ def forwarding(to: Callable[[int], None]) -> contextlib.AbstractContextManager[N
     return handled(lambda number, frame: to(number))
 
 
-def ignore_in_helper() -> None:
-    """In a helper process: Ctrl-C reaches the whole process group, and the run stops its helpers itself."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class Stopping:
     """The run's stop: why it stopped, and what to do first (cut off the requests on the wire)."""
 
@@ -121,7 +114,7 @@ class Stopping:
 
     def _handle(self, number: int, frame: FrameType | None) -> None:
         if self.reason is not None:
-            # the second signal: stop at once, with the run's helper processes
+            # the second signal: stop at once, with any process the run started
             for child in multiprocessing.active_children():
                 child.kill()
             os._exit(EXIT_INCOMPLETE)

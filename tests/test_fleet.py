@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 import jsonschema
 import pytest
@@ -291,55 +291,36 @@ def test_merge_refuses_what_is_not_a_fleet_of_report_folders(fleet_run: dict[str
     assert len(lines) == 4 and all(line.startswith("conformance: error:") for line in lines), lines
 
 
-class _Pipe:
-    def __init__(self) -> None:
-        self.sent: dict[str, Any] = {}
-
-    def send_bytes(self, data: bytes) -> None:
-        import pickle
-
-        key, payload = pickle.loads(data)
-        self.sent[key] = pickle.loads(payload) if payload else None
-
-    def close(self) -> None:
-        pass
-
-
 def test_runs_of_a_fleet_draw_each_test_s_cases_once_between_them(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from hypothesis import strategies as st
-
-    from conformance.engine import helper
     from conformance.engine import store
     from conformance.engine.store import CaseStore
-    from conformance.profiles import PROFILES
 
     calls: list[str] = []
 
-    def counted(sources: Any, profile: Any, seed: int) -> list[dict[str, Any]]:
-        calls.append(next(iter(sources)))
-        return [{next(iter(sources)): n} for n in range(3)]
+    def drawing(test: str) -> Any:
+        def draw() -> list[dict[str, Any]]:
+            calls.append(test)
+            return [{test: n} for n in range(3)]
+        return draw
 
-    monkeypatch.setattr(helper, "draw", counted)
-    plans: list[tuple[str, Mapping[str, Any]]] = [(f"test_{n}", {f"x{n}": st.integers()}) for n in range(4)]
-    first, second = _Pipe(), _Pipe()
-    helper._draw_all(plans, PROFILES["quick"], CaseStore(tmp_path, 0, "quick"), 0, first)
+    tests = [f"test_{n}" for n in range(4)]
+    first = [CaseStore(tmp_path, 0, "quick").kept_or_drawn(test, drawing(test)) for test in tests]
     kept = CaseStore(tmp_path, 0, "quick")
-    helper._draw_all(plans, PROFILES["quick"], kept, 0, second)
-    assert first.sent == second.sent and len(first.sent) == 4
-    assert calls == ["x0", "x1", "x2", "x3"]           # drawn once, by the first
+    assert [kept.kept_or_drawn(test, drawing(test)) for test in tests] == first
+    assert calls == tests                                  # drawn once, by the first run
     assert kept.read == 4 and kept.written == 0
     # Another seed draws its own cases.
-    helper._draw_all(plans[:1], PROFILES["quick"], CaseStore(tmp_path, 1, "quick"), 1, _Pipe())
-    assert calls[-1] == "x0" and len(calls) == 5
+    CaseStore(tmp_path, 1, "quick").kept_or_drawn("test_0", drawing("test_0"))
+    assert calls[-1] == "test_0" and len(calls) == 5
     # A test another run claimed is read once that run kept it; a claim whose run went away is drawn here.
     claimed, waiting = CaseStore(tmp_path, 2, "quick"), CaseStore(tmp_path, 2, "quick")
     assert claimed.claim("test_0") and claimed.claim("test_1") and not waiting.claim("test_0")
-    threading.Timer(0.2, claimed.put, ("test_0", [{"x0": "theirs"}])).start()
+    threading.Timer(0.2, claimed.put, ("test_0", [{"test_0": "theirs"}])).start()
     monkeypatch.setattr(store, "PATIENCE", 0.5)
-    third = _Pipe()
-    helper._draw_all(plans[:2], PROFILES["quick"], waiting, 2, third)
-    assert third.sent == {"test_0": [{"x0": "theirs"}], "test_1": [{"x1": 0}, {"x1": 1}, {"x1": 2}]}
+    assert waiting.kept_or_drawn("test_0", drawing("test_0")) == [{"test_0": "theirs"}]
+    assert waiting.kept_or_drawn("test_1", drawing("test_1")) == [{"test_1": n} for n in range(3)]
+    assert calls[-1] == "test_1" and len(calls) == 6
 
 
 def test_each_target_of_a_fleet_writes_its_own_archive() -> None:

@@ -3,6 +3,7 @@ are set up, every case judged, and the same seed giving the same requests."""
 from __future__ import annotations
 
 import inspect
+import os
 import subprocess
 import sys
 import threading
@@ -113,7 +114,7 @@ class _Recorded:
         server.app.route = recorded  # type: ignore[method-assign]  # the app's own dispatch, recorded
 
 
-def _generated_run(server: ReferenceServer, report_dir: Path, *options: str) -> None:
+def _generated_run(server: ReferenceServer, report_dir: Path, cases: Path, *options: str) -> None:
     target = ["--target-url", server.url, "--evm-chain", str(server.info()["evm_blockchain_id"]),
               *[f"--sample={name}={value}" for name, value in reference_credentials(server.info()).items()]]
     result = subprocess.run(
@@ -121,18 +122,19 @@ def _generated_run(server: ReferenceServer, report_dir: Path, *options: str) -> 
          "--report-dir", str(report_dir), *target, *options, "--",
          "-k", "test_generated_requests or test_invalid or test_drawn or test_page_never_exceeds_any_page_size "
          "or test_points_lie_within_any_aligned_range", "--hypothesis-seed=1"],
-        capture_output=True, text=True, timeout=600)
+        capture_output=True, text=True, timeout=600, env={**os.environ, "CONFORMANCE_CASES_DIR": str(cases)})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
 @pytest.mark.selftest_slow
-def test_the_same_seed_sends_the_same_generated_requests_drawn_ahead_and_in_flight_or_not(tmp_path: Path) -> None:
+def test_the_same_seed_sends_the_same_generated_requests_drawn_or_kept_in_flight_or_not(tmp_path: Path) -> None:
+    """One test at a time with every case drawn, then tests in flight with every case read from the store."""
     with ReferenceServer() as server:
         recorded = _Recorded(server)
-        _generated_run(server, tmp_path / "one", "--concurrency", "1", "--no-draw-ahead")
+        _generated_run(server, tmp_path / "one", tmp_path / "cases", "--concurrency", "1")
         first = list(recorded.requests)
         recorded.requests.clear()
-        _generated_run(server, tmp_path / "eight")
+        _generated_run(server, tmp_path / "eight", tmp_path / "cases")
     generated_routes = [request for request in first if not request[1].startswith("/ext/info")]
     assert len(generated_routes) > 100
     assert sorted(recorded.requests) == sorted(first)

@@ -86,24 +86,10 @@ class DrawnCases:
                 test(*args, **kwargs, **case)
 
 
-def sources_at_collection(item: pytest.Item, profile: Profile) -> Mapping[str, Any] | None:
-    """A generated test's sources as they can be resolved before the run reaches it (with its parameters and the
-    profile), or None when they are functions of other fixtures (they are resolved while it is set up)."""
-    spec = spec_of(getattr(item, "function", None))
-    if spec is None:
-        return None
-    callspec = getattr(item, "callspec", None)
-    known = {**(dict(callspec.params) if callspec is not None else {}), "profile": profile}
-    if not spec.needs() <= known.keys():
-        return None
-    return spec.resolved(known)
-
-
-def drawn_for(request: pytest.FixtureRequest, profile: Profile,
-              ahead: Callable[[str], list[dict[str, Any]] | None] = lambda nodeid: None,
-              store: CaseStore | None = None, seed: int = 0) -> DrawnCases:
-    """The cases of the test `request` sets up: drawn ahead (`ahead`), else kept from an earlier run (`store`), else
-    drawn now (and kept, when what they are drawn from can name them in the store)."""
+def drawn_for(request: pytest.FixtureRequest, profile: Profile, store: CaseStore | None = None,
+              seed: int = 0) -> DrawnCases:
+    """The cases of the test `request` sets up: kept from an earlier run (`store`), else drawn now (and kept, when
+    what they are drawn from can name them in the store)."""
     spec: CasesSpec | None = spec_of(request.function)
     if spec is None:
         raise TypeError(f"{request.node.nodeid} asks for generated cases without @cases")
@@ -114,18 +100,10 @@ def drawn_for(request: pytest.FixtureRequest, profile: Profile,
     if profile.shrink and not any(isinstance(source, OperationRequests) for source in sources.values()):
         return DrawnCases(None, {name: source for name, source in sources.items()
                                  if isinstance(source, st.SearchStrategy)})
-    drawn = ahead(request.node.nodeid)
-    if drawn is not None:
-        return DrawnCases(drawn)
     key = kept_key(request.node.nodeid, sources, spec.needs() <= params.keys()) if store is not None else None
-    if key is None:
+    if store is None or key is None:
         return DrawnCases(draw(sources, profile, seed))
-    assert store is not None
-    drawn = store.get(key)
-    if drawn is None:
-        drawn = draw(sources, profile, seed)
-        store.put(key, drawn)
-    return DrawnCases(drawn)
+    return DrawnCases(store.kept_or_drawn(key, lambda: draw(sources, profile, seed)))
 
 
 def kept_key(nodeid: str, sources: Mapping[str, Any], at_collection: bool) -> str | None:

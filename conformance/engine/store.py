@@ -24,6 +24,7 @@ import time
 from functools import cache
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
 import hypothesis
 import schemathesis
@@ -36,6 +37,8 @@ DEFAULT_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") /
 MAX_BYTES = 256 * 2**20
 #: Seconds a claim holds before another run draws the cases itself (its run went away, or stalls).
 PATIENCE = 30.0
+#: Seconds between looks at a test whose cases another run is drawing.
+WAITING = 0.02
 #: The variable naming the folder (the run's own setting of it).
 VARIABLE = "CONFORMANCE_CASES_DIR"
 #: The code whose change changes what is drawn: the strategies, the generated tests and the way cases are drawn.
@@ -121,6 +124,24 @@ class CaseStore:
         finally:
             self.release(test)
         self.written += 1
+
+    def kept_or_drawn(self, test: str, drawing: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """The cases kept for `test`, else those `drawing` draws, kept for the next run. While another run draws
+        them (a fleet's runs start together), this one waits for them rather than drawing them twice, at most
+        PATIENCE."""
+        kept = self.get(test)
+        while kept is None:
+            if self.claim(test):
+                try:
+                    drawn = drawing()
+                except BaseException:
+                    self.release(test)
+                    raise
+                self.put(test, drawn)
+                return drawn
+            time.sleep(WAITING)
+            kept = self.get(test)
+        return kept
 
     def tidy(self) -> None:
         """Marks this key used and keeps the folder under MAX_BYTES, removing the least recently used keys."""

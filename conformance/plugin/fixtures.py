@@ -14,7 +14,7 @@ from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.clients.rest import RestClient
 from conformance.discovery.session import discovery_run
 from conformance.engine.cache import RunCache
-from conformance.engine import helper, loop
+from conformance.engine import loop
 from conformance.engine.cases import DrawnCases, drawn_for
 from conformance.errors import SuiteError
 from conformance.plugin import state
@@ -165,8 +165,7 @@ def once(pytestconfig: pytest.Config) -> RunCache:
 
 @pytest.fixture
 def generated_cases(request: pytest.FixtureRequest, profile: Profile, pytestconfig: pytest.Config) -> DrawnCases:
-    """The cases of a generated test (`conformance.generated.cases`): drawn ahead, or while it is set up."""
-    ahead = pytestconfig.pluginmanager.get_plugin(helper.PLUGIN_NAME)
+    """The cases of a generated test (`conformance.generated.cases`): kept from an earlier run, or drawn while it
+    is set up."""
     run = state.run_state(pytestconfig)
-    return drawn_for(request, profile, ahead.take if ahead is not None else lambda nodeid: None, run.cases,
-                     run.seed)
+    return drawn_for(request, profile, run.cases, run.seed)

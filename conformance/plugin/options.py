@@ -8,7 +8,7 @@ import pytest
 
 from conformance import config as conf
 from conformance.discovery.session import discovery_run
-from conformance.engine import helper, loop
+from conformance.engine import loop
 from conformance.engine.store import CaseStore
 from conformance.engine.cases import shrinks_in_its_call
 from conformance.plugin import state
@@ -77,7 +77,6 @@ def pytest_configure(config: pytest.Config) -> None:
                      pressed=run.memory.pressed)
         run.seed = run.seed_of(resolved, config)
         run.cases = CaseStore(None, run.seed, profile.name)
-        helper.install(config, resolved.draw_ahead, profile, run.cases, run.seed)
     discovery_run(config)
     if config.getoption("conformance_progress", False):
         config.pluginmanager.register(ProgressLine(config), "conformance-progress")
