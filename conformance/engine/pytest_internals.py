@@ -66,9 +66,9 @@ def forget_failures(item: pytest.Item, kinds: tuple[type[BaseException], ...]) -
 
 def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[Any, None, None]]]:
     """The values `item`'s fixtures would have if its function-scoped fixtures were made again now (each after what
-    it depends on; a parametrized one keeps its parameter's value; wider scopes keep theirs), and the generators of
-    the yield fixtures among them, to close once the values are done with. How a test runs again as a fresh
-    observation: pytest's own setup cannot run again while other tests' calls are in flight."""
+    it depends on; one with `params` made again with this test's parameter; wider scopes keep theirs), and the
+    generators of the yield fixtures among them, to close once the values are done with. How a test runs again as
+    a fresh observation: pytest's own setup cannot run again while other tests' calls are in flight."""
     info = getattr(item, "_fixtureinfo", None)
     request = getattr(item, "_request", None)
     given: dict[str, Any] = dict(getattr(item, "funcargs", None) or {})
@@ -77,7 +77,7 @@ def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[A
     made: dict[str, Any] = {}
     closers: list[Generator[Any, None, None]] = []
     callspec = getattr(item, "callspec", None)
-    parametrized = set(getattr(callspec, "params", {}) or {})
+    parameters: dict[str, Any] = dict(getattr(callspec, "params", {}) or {})
 
     def value(name: str) -> Any:
         if name == "request":
@@ -91,11 +91,14 @@ def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[A
             found = manager.getfixturedefs(name, item) if manager is not None else None
         definition = found[-1] if found else None
         function = definition is not None and str(getattr(definition, "scope", "")) in ("function", "Scope.Function")
-        if definition is None or not function or getattr(definition, "params", None) is not None \
-                or name in parametrized:
+        with_params = definition is not None and getattr(definition, "params", None) is not None
+        # a value of @pytest.mark.parametrize is the test's own, never made; a fixture with params is made again
+        # with the parameter this test runs with
+        if definition is None or not function or (name in parameters) != with_params:
             made[name] = given[name] if name in given else request.getfixturevalue(name)
             return made[name]
-        result = definition.func(**{arg: value(arg) for arg in definition.argnames})
+        result = definition.func(**{arg: _Remaking(request, value, parameters[name]) if arg == "request"
+                                    and with_params else value(arg) for arg in definition.argnames})
         if inspect.isgenerator(result):
             closers.append(cast("Generator[Any, None, None]", result))
             result = next(result)
@@ -113,11 +116,14 @@ def remade_fixtures(item: pytest.Item) -> tuple[dict[str, Any], list[Generator[A
 
 class _Remaking:
     """The test's `request` while its fixtures are made again: a fixture that asks for another by name gets the one
-    made again too, never the first making's (which may be torn down already)."""
+    made again too, never the first making's (which may be torn down already); a fixture with `params` reads the
+    test's parameter from it."""
 
-    def __init__(self, request: Any, value: Callable[[str], Any]) -> None:
+    def __init__(self, request: Any, value: Callable[[str], Any], *param: Any) -> None:
         self._request = request
         self._value = value
+        if param:
+            self.param = param[0]   # what a fixture with `params` reads
 
     def getfixturevalue(self, name: str) -> Any:
         return self._value(name)

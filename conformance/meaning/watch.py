@@ -27,6 +27,10 @@ MAX_COMPARED = 200
 MAX_RESENT = 200
 
 
+#: What asking again returns when the answer, read again, does not show the object at all.
+ABSENT: dict[str, Any] = {}
+
+
 class Watch:
     """Judges each answer; `record` is the HttpSession listener."""
 
@@ -129,12 +133,18 @@ class Watch:
             return   # no request left to ask both answers again: an odd answer is never charged unasked
         rule = identities.charged_rule(outcome, answer.subject, answer.params)
         again = self._ask_again(outcome.earlier.exchange, identity, key)
+        if again is ABSENT:
+            # asked again, the earlier request does not show the object at all: that answer was another's
+            self.map.replace(identity, key, instance, answer.exchange, answer.subject, answer.params)
+            return
         if again is not None and not _differs(identity, again, instance):
             # the earlier answer was odd, or the object changed since: what is seen now stands
             self.map.replace(identity, key, instance, answer.exchange, answer.subject, answer.params)
             evidence.held(rule, answer.exchange)
             return
         later = self._ask_again(answer.exchange, identity, key)
+        if later is ABSENT:
+            return   # asked again, this request does not show the object at all: this answer was another's
         if later is not None and again is not None and not _differs(identity, again, later):
             evidence.held(rule, answer.exchange)   # this answer was the odd one
             return
@@ -211,7 +221,8 @@ class Watch:
 
     def _ask_again(self, exchange: Exchange, identity: identities.Identity, key: tuple[Any, ...],
                    ) -> dict[str, Any] | None:
-        """The object as the same request answers it now; None when it cannot be asked again."""
+        """The object as the same request answers it now; ABSENT when that answer does not show it, None when it
+        cannot be asked again."""
         if self._resend is None or self._resent >= MAX_RESENT or not _rereadable(exchange, self._writes):
             return None
         self._resent += 1
@@ -230,7 +241,7 @@ class Watch:
             scope = key[1]
             if identity.key(instance, scope) == key:
                 return instance
-        return None
+        return ABSENT
 
 
 def witnessed_instance(fingerprints: dict[str, tuple[Any, str]]) -> dict[str, Any]:
