@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 #: Hop-by-hop headers (RFC 9110 §7.6.1) and the length, which the proxy sets itself.
-_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
                   "content-length"})
 
 
@@ -36,7 +36,7 @@ class DelayProxy:
         self.in_flight = 0
         self.most_in_flight = 0
         self._lock = threading.Lock()
-        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
+        self._httpd = QuietServer(("127.0.0.1", 0), _handler(self))
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="delay-proxy", daemon=True)
@@ -79,68 +79,87 @@ class DelayProxy:
         return answer
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that goes away (a run ending with connections open) is not worth a traceback."""
+        """A client that goes away (a run ending with connections open), or a connection a proxy cut itself, is not
+        worth a traceback."""
+
+
+class ForwardingHandler(BaseHTTPRequestHandler):
+    """What a proxy's handler forwards with: its own keep-alive connection to `upstream_address`."""
+
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: with Nagle's algorithm on, the body would wait for the
+    # client's delayed acknowledgement of the headers (about 40 ms on Linux) and the delay would not be ours.
+    disable_nagle_algorithm = True
+    upstream_address: tuple[str, int]
+    upstream: http.client.HTTPConnection | None = None
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def request_parts(self) -> tuple[bytes | None, dict[str, str]]:
+        """The request's body and the headers to forward."""
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else None
+        return body, {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+
+    def ask(self, body: bytes | None, headers: dict[str, str]) -> tuple[int, str, list, bytes]:
+        """The upstream's answer to this request: status, reason, headers and body."""
+        for attempt in (1, 2):   # a kept-alive upstream connection may have been closed in between
+            if self.upstream is None:
+                self.upstream = http.client.HTTPConnection(*self.upstream_address, timeout=60)
+            try:
+                self.upstream.request(self.command, self.path, body=body, headers=headers)
+                response = self.upstream.getresponse()
+                return response.status, response.reason, response.getheaders(), response.read()
+            except (OSError, http.client.HTTPException):
+                self.upstream.close()
+                self.upstream = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def send_head(self, status: int, reason: str, headers: list, length: int) -> None:
+        """The answer's status line and headers, its length as given."""
+        self.send_response(status, reason)
+        for name, value in headers:
+            if name.lower() not in HOP_BY_HOP:
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            if self.upstream is not None:
+                self.upstream.close()
 
 
 def _handler(proxy: DelayProxy) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        # Headers and body go out in separate writes: with Nagle's algorithm on, the body would wait for the
-        # client's delayed acknowledgement of the headers (about 40 ms on Linux) and the delay would not be ours.
-        disable_nagle_algorithm = True
-        upstream: http.client.HTTPConnection | None = None
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+    class Handler(ForwardingHandler):
+        upstream_address = proxy.upstream
 
         def _forward(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length) if length else None
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+            body, headers = self.request_parts()
             proxy._entered()
             try:
-                status, reason, answer_headers, answer = proxy._answered(self._ask(body, headers))
+                status, reason, answer_headers, answer = proxy._answered(self.ask(body, headers))
                 time.sleep(proxy.delay)
             finally:
                 proxy._left()
-            self.send_response(status, reason)
-            for name, value in answer_headers:
-                if name.lower() not in _HOP:
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
+            self.send_head(status, reason, answer_headers, len(answer))
             if self.command != "HEAD":
                 self.wfile.write(answer)
-
-        def _ask(self, body: bytes | None, headers: dict[str, str]) -> tuple[int, str, list, bytes]:
-            for attempt in (1, 2):   # a kept-alive upstream connection may have been closed in between
-                if self.upstream is None:
-                    self.upstream = http.client.HTTPConnection(*proxy.upstream, timeout=60)
-                try:
-                    self.upstream.request(self.command, self.path, body=body, headers=headers)
-                    response = self.upstream.getresponse()
-                    return response.status, response.reason, response.getheaders(), response.read()
-                except (OSError, http.client.HTTPException):
-                    self.upstream.close()
-                    self.upstream = None
-                    if attempt == 2:
-                        raise
-            raise AssertionError("unreachable")
 
         def __getattr__(self, name: str) -> Any:
             # Every method is forwarded, those generated requests send to see them refused (TRACE, QUERY) too.
             if name.startswith("do_"):
                 return self._forward
             raise AttributeError(name)
-
-        def finish(self) -> None:
-            super().finish()
-            if self.upstream is not None:
-                self.upstream.close()
 
     return Handler

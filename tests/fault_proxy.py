@@ -7,16 +7,13 @@ decide every rule as a run without it.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-#: Hop-by-hop headers (RFC 9110 §7.6.1) and the length, which the proxy sets itself.
-_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-                  "content-length"})
+from benchmarks.delay_proxy import ForwardingHandler, QuietServer
 
 
 class FaultProxy:
@@ -43,7 +40,7 @@ class FaultProxy:
         self.url = f"http://127.0.0.1:{self.port}"
 
     def _listen(self, port: int) -> ThreadingHTTPServer:
-        httpd = _Server(("127.0.0.1", port), _handler(self))
+        httpd = QuietServer(("127.0.0.1", port), _handler(self))
         threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
                          name="fault-proxy").start()
         return httpd
@@ -98,22 +95,9 @@ class FaultProxy:
         threading.Thread(target=come_back, daemon=True).start()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that goes away, or a connection the proxy cut itself, is not worth a traceback."""
-
-
 def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-        upstream: http.client.HTTPConnection | None = None
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+    class Handler(ForwardingHandler):
+        upstream_address = proxy.upstream
 
         def setup(self) -> None:
             super().setup()
@@ -123,46 +107,22 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             proxy.connections.discard(self.connection)
             with contextlib.suppress(OSError):
                 super().finish()
-            if self.upstream is not None:
-                self.upstream.close()
 
         def _forward(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length) if length else None
+            body, headers = self.request_parts()
             what = proxy.arrived()
             if what == "drop":
                 self.close_connection = True
                 return
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
-            status, reason, answer_headers, answer = self._ask(body, headers)
-            self.send_response(status, reason)
-            for name, value in answer_headers:
-                if name.lower() not in _HOP:
-                    self.send_header(name, value)
+            status, reason, answer_headers, answer = self.ask(body, headers)
             # A cut answer promises its whole length (at least a byte) and stops halfway.
-            self.send_header("Content-Length", str(max(len(answer), 1) if what == "cut" else len(answer)))
-            self.end_headers()
+            self.send_head(status, reason, answer_headers, max(len(answer), 1) if what == "cut" else len(answer))
             if what == "cut":
                 self.wfile.write(answer[:len(answer) // 2])
                 self.wfile.flush()
                 self.close_connection = True
                 return
             self.wfile.write(answer)
-
-        def _ask(self, body: bytes | None, headers: dict[str, str]) -> tuple[int, str, list, bytes]:
-            for attempt in (1, 2):   # a kept-alive upstream connection may have been closed in between
-                if self.upstream is None:
-                    self.upstream = http.client.HTTPConnection(*proxy.upstream, timeout=60)
-                try:
-                    self.upstream.request(self.command, self.path, body=body, headers=headers)
-                    response = self.upstream.getresponse()
-                    return response.status, response.reason, response.getheaders(), response.read()
-                except (OSError, http.client.HTTPException):
-                    self.upstream.close()
-                    self.upstream = None
-                    if attempt == 2:
-                        raise
-            raise AssertionError("unreachable")
 
         do_GET = do_POST = _forward
 

@@ -74,10 +74,6 @@ class CaseStore:
     def _path(self, test: str) -> Path:
         return self.folder / f"{hashlib.sha256(test.encode()).hexdigest()[:32]}.cases"
 
-    def has(self, test: str) -> bool:
-        """Whether cases are kept for `test` (without reading them)."""
-        return self._path(test).is_file()
-
     def claim(self, test: str) -> bool:
         """Claims the drawing of `test`'s cases: False while another run holds a claim younger than PATIENCE."""
         claim = self._path(test).with_suffix(".claim")
