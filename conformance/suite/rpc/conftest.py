@@ -12,6 +12,7 @@ from conformance.checks.index import IndexAt, index_paths, position
 from conformance.checks.served import ServedMethods, methods_needed, needs_evm_rpc, not_served
 from conformance.clients.jsonrpc import JsonRpcClient
 from conformance.plugin import rule_ids
+from conformance.profiles import Profile
 from conformance.session import Endpoints
 
 PATHS = index_paths()
@@ -127,3 +128,15 @@ def _listed_methods_served(request: pytest.FixtureRequest, served_methods: Serve
         require = request.getfixturevalue("require_served")
         for method in methods:
             require(method)
+
+
+def declared_endpoints(request: pytest.FixtureRequest, api: str, profile: Profile) -> list[JsonRpcClient]:
+    """The endpoints a declaration of `api` is checked on, made while the test is set up: every index path the node
+    serves (the first one only in a profile that is not exhaustive), else the API's one endpoint."""
+    if api == "index":
+        served = sorted(request.getfixturevalue("index_served"))
+        if not served:
+            pytest.skip("the Index API is not enabled on this node")
+        rpc_at = request.getfixturevalue("rpc_at")
+        return [rpc_at(path) for path in (served if profile.exhaustive else served[:1])]
+    return [request.getfixturevalue({"evm": "evm", "validators": "validators", "admin": "admin_api"}[api])]

@@ -14,6 +14,7 @@ from conformance.clients.http import Exchange
 from conformance.meaning import declarations, members
 from conformance.meaning.declarations import Declaration
 from conformance.profiles import Profile
+from conformance.suite.rpc.conftest import declared_endpoints
 from conformance.suite.rpc.effect_calls import RpcEffectCalls, equal_results
 
 EFFECTS = [effect for api in specs.RPC_APIS for effect in declarations.checked(declarations.effects(api))]
@@ -29,18 +30,11 @@ def endpoints_of(request: pytest.FixtureRequest, profile: Profile) -> Callable[[
     """The endpoints the test's declaration is checked on, made while the test is set up: every index path the
     node serves (the first in quick), else the API's one endpoint."""
     effect: Declaration = request.node.callspec.params["effect"]
-    if effect.api == "index":
-        served = sorted(request.getfixturevalue("index_served"))
-        if not served:
-            pytest.skip("the Index API is not enabled on this node")
-        rpc_at = request.getfixturevalue("rpc_at")
-        found = [RpcEffectCalls(rpc_at(path), profile.exhaustive)
-                 for path in (served if profile.exhaustive else served[:1])]
-    else:
-        if effect.subject in SERVED_RULES:   # a method not served skips, blocked by the rule that says it is
-            request.getfixturevalue("require_served")(effect.subject)
-        fixture = {"evm": "evm", "validators": "validators", "admin": "admin_api"}[effect.api]
-        found = [RpcEffectCalls(request.getfixturevalue(fixture), profile.exhaustive)]
+    if effect.api != "index" and effect.subject in SERVED_RULES:
+        # a method not served skips, blocked by the rule that says it is
+        request.getfixturevalue("require_served")(effect.subject)
+    found = [RpcEffectCalls(client, profile.exhaustive)
+             for client in declared_endpoints(request, effect.api, profile)]
     return lambda declaration: found
 
 

@@ -12,6 +12,7 @@ from conformance import specs
 from conformance.meaning import declarations
 from conformance.meaning.declarations import Declaration
 from conformance.profiles import Profile
+from conformance.suite.rpc.conftest import declared_endpoints
 
 RELATIONS = [d for api in specs.RPC_APIS for kind in ("invariant", "identity", "chronology")
              for d in declarations.of_kind(kind, api) if d.get("seen_by")]
@@ -21,13 +22,7 @@ RELATIONS = [d for api in specs.RPC_APIS for kind in ("invariant", "identity", "
 def clients(request: pytest.FixtureRequest, profile: Profile) -> list[Any]:
     """The endpoints the test's declaration is seen on, made while the test is set up."""
     declaration: Declaration = request.node.callspec.params["declaration"]
-    if declaration.api == "index":
-        served = sorted(request.getfixturevalue("index_served"))
-        if not served:
-            pytest.skip("the Index API is not enabled on this node")
-        rpc_at = request.getfixturevalue("rpc_at")
-        return [rpc_at(path) for path in (served if profile.exhaustive else served[:1])]
-    return [request.getfixturevalue({"evm": "evm", "validators": "validators"}[declaration.api])]
+    return declared_endpoints(request, declaration.api, profile)
 
 
 @pytest.mark.parametrize("declaration", [pytest.param(d, marks=pytest.mark.rule(d.rule), id=d.id) for d in RELATIONS])
