@@ -40,43 +40,13 @@ def normaliser(effect: Declaration, prefixes: Sequence[str] = ()) -> Normaliser:
 
 def split(effect: Declaration, value: Any) -> list[Any]:
     """The values one parameter value stands for: each comma-separated part of a list parameter."""
-    if effect.get("list") and isinstance(value, str):
-        return [part for part in value.split(",") if part]
-    if isinstance(value, list):
-        return value
-    return [value]
+    return members.parts(value, bool(effect.get("list")))
 
 
 def matches(effect: Declaration, item: Any, value: Any, normalise: Normaliser) -> bool | None:
     """Whether `item` is one the filter `effect` keeps for `value`; None when the item does not show the member."""
-    wanted = split(effect, value)
-    match = effect.get("match", "equals")
-    if match == "names":
-        return any(members.names(item, str(w), normalise) for w in wanted)
-    found = members.values(item, effect.get("member"))
-    if match == "absent":
-        return all(members.falsy(v) for v in found)
-    if match == "present":
-        return bool(found)
-    if not found:
-        return None
-    if match == "contains":
-        return any(isinstance(normalise(f), str) and str(normalise(w)) in normalise(f) for f in found for w in wanted)
-    return any(_same_value(normalise(f), normalise(w)) for f in found for w in wanted)
-
-
-def _same_value(member: Any, sent: Any) -> bool:
-    """A member against the value a request sent: a query value is text on the wire, so the number 1000 is the
-    value '1000' (an identifier given on the command line arrives as text)."""
-    if member == sent:
-        return True
-    for number, text in ((member, sent), (sent, member)):
-        if isinstance(number, (int, float)) and not isinstance(number, bool) and isinstance(text, str):
-            try:
-                return float(text) == number
-            except ValueError:
-                return False
-    return False
+    return members.kept_by_filter(effect.get("match", "equals"), item, effect.get("member"), split(effect, value),
+                                  normalise)
 
 
 def assert_filter_on_every_page(effect: Declaration, pages: list[Page], value: Any, normalise: Normaliser) -> int:

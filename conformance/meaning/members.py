@@ -136,6 +136,45 @@ def names(value: Any, wanted: str, normalise: Normaliser) -> bool:
     return False
 
 
+def parts(value: Any, listed: bool) -> list[Any]:
+    """The values one parameter value stands for: each comma-separated part of a list parameter (`listed`)."""
+    if listed and isinstance(value, str):
+        return [part for part in value.split(",") if part]
+    return list(value) if isinstance(value, list) else [value]
+
+
+def kept_by_filter(match: str, item: Any, member: str | Sequence[str] | None, wanted: list[Any],
+                   normalise: Normaliser) -> bool | None:
+    """Whether a filter keeps `item` for the values `wanted`, as its declaration's `match` states it; None when
+    the item does not show the `member` the filter reads."""
+    if match == "names":
+        return any(names(item, str(w), normalise) for w in wanted)
+    found = values(item, member)
+    if match == "absent":
+        return all(falsy(v) for v in found)
+    if match == "present":
+        return bool(found)
+    if not found:
+        return None
+    if match == "contains":
+        return any(isinstance(normalise(f), str) and str(normalise(w)) in normalise(f) for f in found for w in wanted)
+    return any(same_value(normalise(f), normalise(w)) for f in found for w in wanted)
+
+
+def same_value(member: Any, sent: Any) -> bool:
+    """A member against the value a request sent: a query value is text on the wire, so the number 1000 is the
+    value '1000' (an identifier given on the command line arrives as text)."""
+    if member == sent:
+        return True
+    for number, text in ((member, sent), (sent, member)):
+        if isinstance(number, (int, float)) and not isinstance(number, bool) and isinstance(text, str):
+            try:
+                return float(text) == number
+            except ValueError:
+                return False
+    return False
+
+
 def falsy(value: Any) -> bool:
     """A member that says "none": absent, null, false, zero, an empty string, array or object."""
     return value in (None, False, 0, "", [], {})

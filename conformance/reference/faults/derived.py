@@ -542,13 +542,14 @@ class FilterLetThrough(Derived):
 
     def excluded(self, op: Operation, call: Any, proceed: Proceed, value: Any, page: list[Any]) -> list[Any]:
         effect = self.declaration
-        wanted = wanted_values(effect, value)
+        wanted = members.parts(value, bool(effect.get("list")))
         table = self.table(op, call)
         normalise = Normaliser(case=effect.get("case", "exact"), prefixes=table.prefixes if table else ())
         path = op.list_of(effect)
 
         def out(item: Any) -> bool:
-            return isinstance(item, dict) and keeps(effect, item, wanted, normalise) is False
+            return isinstance(item, dict) and members.kept_by_filter(
+                effect.get("match", "equals"), item, item_member(effect), wanted, normalise) is False
         base = op.first_page(call, PROBE_PAGE)
         for other in [None, *alternatives(op.schema_of(effect.name), value)]:
             probe = op.sending(base, effect.name, other)
@@ -562,31 +563,6 @@ class FilterLetThrough(Derived):
             if out(made):
                 return [made]
         return []
-
-
-def wanted_values(effect: Declaration, value: Any) -> list[Any]:
-    """The values one parameter value stands for: each part of a list."""
-    if effect.get("list") and isinstance(value, str):
-        return [part for part in value.split(",") if part]
-    return list(value) if isinstance(value, list) else [value]
-
-
-def keeps(effect: Declaration, item: Any, wanted: list[Any], normalise: Normaliser) -> bool | None:
-    """Whether the filter keeps `item` for the values wanted, as the declaration states it; None when the item does
-    not show the member."""
-    match = effect.get("match", "equals")
-    if match == "names":
-        return any(members.names(item, str(w), normalise) for w in wanted)
-    found = members.values(item, item_member(effect))
-    if match == "absent":
-        return all(members.falsy(v) for v in found)
-    if match == "present":
-        return bool(found)
-    if not found:
-        return None
-    if match == "contains":
-        return any(isinstance(normalise(f), str) and str(normalise(w)) in normalise(f) for f in found for w in wanted)
-    return any(normalise(f) == normalise(w) for f in found for w in wanted)
 
 
 def item_member(declaration: Declaration) -> Any:
