@@ -21,9 +21,16 @@ class _Parser(argparse.ArgumentParser):
 
 #: What a setting of `run` does under `compare`, where the words of its row are about a run of the suite.
 COMPARE_HELP = {
-    "sample": "an identifier for the requests that the APIs cannot list (repeatable)",
+    "api": f"comma-separated subset of {','.join(config.ALL_APIS)} (default: every API both endpoints have a URL "
+           "for)",
+    "evm_chain": "blockchain ID or alias of the EVM chain (and its validators), for both endpoints (found by "
+                 "discovery when not given)",
+    "sample": "an identifier for the requests, used instead of the one discovery finds (repeatable)",
     "rate_limit": "at most N requests a second to each endpoint, e.g. 20/s",
-    "max_requests": "request budget for each endpoint",
+    "max_requests": "request budget for each endpoint, discovery included",
+    "max_duration": "seconds after which no new request starts, to either endpoint",
+    "outage_window": "seconds a request refused, reset or cut mid-body is sent again for, and after which an "
+                     "endpoint that gave nothing else (or 5XX) is down: the comparison stops, exit 3 (0: neither)",
     "report_dir": "where compare.json goes ('' for none)",
     "seed": "seed of the positions sampled below both chain heights (0 unless given)",
 }
@@ -65,16 +72,24 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--slower-factor", type=float, default=2.0,
                       help="an operation is slower when its median grew by this factor (default 2) …")
     diff.add_argument("--slower-ms", type=float, default=100.0, help="… and by this many milliseconds (default 100)")
+    diff.add_argument("--allow-narrower", action="store_true",
+                      help="a new run that decided less (an API or rules not selected, a smaller profile, lower "
+                           "coverage) is still shown, but is not a regression")
 
+    from conformance.compare import sides
     compare = commands.add_parser("compare", help="send the same read-only requests to two endpoints and "
                                                   "report where their answers differ; exit 1 when they do",
-                                  description="Besides the two URLs, every option is a setting of `conformance "
-                                              "run`, with its defaults and bounds, also read from CONFORMANCE_<NAME> "
-                                              "and from conformance.toml or [tool.conformance] in pyproject.toml; "
-                                              "each holds for both endpoints.")
-    compare.add_argument("--baseline-url", required=True,
-                         help="base URL of all APIs of the endpoint to compare against (the node before an upgrade)")
-    compare.add_argument("--candidate-url", required=True, help="base URL of all APIs of the endpoint compared with it")
+                                  description="Each endpoint has the URL settings of a run of its own: --baseline-url "
+                                              "(one base URL for all its APIs), --baseline-node-url, "
+                                              "--baseline-data-url, --baseline-metrics-url, --baseline-evm-rpc-url, "
+                                              "and the same for the candidate. Every other option is a setting of "
+                                              "`conformance run`, with its defaults and bounds, also read from "
+                                              "CONFORMANCE_<NAME> and from conformance.toml or [tool.conformance] "
+                                              "in pyproject.toml; each holds for both endpoints. As a run does, "
+                                              "compare discovers on each endpoint the identifiers not given (the EVM "
+                                              "chain, the samples); where the two find different ones, the "
+                                              "baseline's are asked of both.")
+    sides.add_options(compare)
     for name in config.COMPARE_OPTIONS:
         config.add_option(compare.add_argument, config.SETTING[name], help=COMPARE_HELP.get(name))
 
@@ -165,7 +180,8 @@ def diff_reports(args: argparse.Namespace) -> int:
     old, new = diff.load_report(args.old), diff.load_report(args.new)
     if args.slower_factor < 1 or args.slower_ms < 0:
         raise ConfigError("--slower-factor must be at least 1 and --slower-ms at least 0")
-    result = diff.compare_reports(old, new, slower_factor=args.slower_factor, slower_ms=args.slower_ms)
+    result = diff.compare_reports(old, new, slower_factor=args.slower_factor, slower_ms=args.slower_ms,
+                                  allow_narrower=args.allow_narrower)
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=1))
     elif args.format == "markdown":

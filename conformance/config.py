@@ -67,15 +67,22 @@ def parse_rate(value: Any) -> float:
     return per_second
 
 
-def parse_number(kind: type[int] | type[float], at_least: float) -> Parser:
-    """A whole or decimal number, at least `at_least`: a zero is checked, never read as "no limit"."""
+def parse_number(kind: type[int] | type[float], at_least: float, at_most: float | None = None) -> Parser:
+    """A whole or decimal number, at least `at_least` (and at most `at_most`): a zero is checked, never read as "no
+    limit", and a value no run can meet is refused before the run, not after it."""
     def parse(value: Any) -> int | float:
+        if isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a number")
         try:
             parsed = kind(value)
         except (TypeError, ValueError):
             raise ValueError(f"{value!r} is not a number") from None
+        if parsed != parsed:   # NaN compares false with every bound
+            raise ValueError(f"{value!r} is not a number")
         if parsed < at_least:
             raise ValueError(f"must be at least {at_least}")
+        if at_most is not None and parsed > at_most:
+            raise ValueError(f"must be at most {at_most}")
         return parsed
     return parse
 
@@ -147,15 +154,16 @@ class Setting:
     def field_name(self) -> str:
         return self.name if self.target_field is None else self.target_field
 
-    def read(self, given: Any) -> Any:
+    def read(self, given: Any, source: str | None = None) -> Any:
         """The value given, parsed and checked; the default when none was (None, an empty list, or an empty
-        string unless that is a value of its own)."""
+        string unless that is a value of its own). A bad value names where it came from (`source`: the
+        environment variable or the config file's key; the option itself when None)."""
         if given is None or given == [] or (given == "" and not self.empty_is_a_value):
             return self.default
         try:
             return self.parse(given)
         except ValueError as exc:
-            raise ConfigError(f"{self.flag}: {exc}") from None
+            raise ConfigError(f"{source or self.flag}: {exc}") from None
 
 
 #: Every setting of `conformance run` (and of the pytest plugin), in the order the README's table lists them.
@@ -210,7 +218,9 @@ SETTINGS = (
             metavar="ID", target_field="rules"),
     Setting("report_dir", "where report.json, junit.xml, summary.md and report.html go ('' for none)",
             parse_text, "reports/latest", metavar="DIR", empty_is_a_value=True, compare=True),
-    Setting("expectations", "YAML file of known deviations: [{rule, test?, reason, expires}]", metavar="FILE"),
+    Setting("expectations", "YAML file of known deviations: [{rule, test?, reason, expires}]; stock-ethereum: the "
+            "file shipped for a plain Ethereum node (its three chain-specific extras excused, all else gated)",
+            metavar="FILE"),
     Setting("gate", "lowest rule level whose failures fail the run: must, or standard",
             parse_choice("must", "standard"), "standard", metavar="LEVEL"),
     Setting("seed", "seed of the embedded reference target and of generated data", parse_number(int, 0),
@@ -223,14 +233,16 @@ SETTINGS = (
     Setting("fail_on", "which failures fail the gate: any, or new (not failing in the previous run of the target)",
             parse_choice("any", "new"), "any", metavar="WHICH"),
     Setting("min_coverage", "coverage in percent below which any dimension of a tested API fails the gate",
-            parse_number(float, 0), metavar="PERCENT"),
+            parse_number(float, 0, 100), metavar="PERCENT"),
     Setting("har", "write every exchange of the run (API key redacted) to FILE as a HAR 1.2 archive", metavar="FILE"),
 )
 SETTING = {setting.name: setting for setting in SETTINGS}
 #: The names a config file and the command line share.
 OPTIONS = tuple(SETTING)
-#: The settings `conformance compare` takes.
-COMPARE_OPTIONS = tuple(setting.name for setting in SETTINGS if setting.compare)
+#: The settings `conformance compare` takes, each holding for both its endpoints (their URLs are each endpoint's
+#: own: conformance.compare.sides): the rows marked for it, and the bounds of a run's time and of its outages.
+COMPARE_OPTIONS = tuple(setting.name for setting in SETTINGS
+                        if setting.compare or setting.name in ("max_duration", "outage_window"))
 #: Defaults other modules name.
 DEFAULT_CONCURRENCY: int = SETTING["concurrency"].default
 DEFAULT_MAX_MEMORY_MB: int = SETTING["max_memory"].default
@@ -317,8 +329,31 @@ def check_url(value: str, option: str) -> str:
         raise ConfigError(f"--{option.replace('_', '-')}: {exc}") from None
 
 
-def file_settings(cwd: Path) -> dict[str, Any]:
-    """Settings from ./conformance.toml, else the [tool.conformance] table of ./pyproject.toml."""
+#: CONFORMANCE_* variables that are not settings: where drawn cases are kept, a fleet's answers, the self-tests' own.
+OTHER_VARIABLES = frozenset({"CONFORMANCE_CASES_DIR", "CONFORMANCE_FLEET_ANSWERS", "CONFORMANCE_BIN",
+                             "CONFORMANCE_DOCS_DIR", "CONFORMANCE_CHROMIUM", "CONFORMANCE_ANVIL",
+                             "CONFORMANCE_OPENRPC_META_SCHEMA", "CONFORMANCE_REQUIRE_CHROMIUM",
+                             "CONFORMANCE_REQUIRE_INDEX", "CONFORMANCE_REQUIRE_NPM"})
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """ " (did you mean X?)" when a known name is close to `name`, else nothing."""
+    import difflib
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _unknown_variables(env: Mapping[str, str]) -> None:
+    """A CONFORMANCE_* variable that names no setting is a typo that would leave a run with the default: refused."""
+    known = {setting.env for setting in SETTINGS} | OTHER_VARIABLES
+    unknown = sorted(name for name in env if name.startswith(ENV_PREFIX) and name not in known)
+    if unknown:
+        raise ConfigError(f"{unknown[0]}: not a setting{did_you_mean(unknown[0], sorted(known))}")
+
+
+def file_settings(cwd: Path) -> tuple[dict[str, Any], str]:
+    """Settings from ./conformance.toml, else the [tool.conformance] table of ./pyproject.toml, and which of them
+    it was (for the messages about a bad value)."""
     for name, table in (("conformance.toml", None), ("pyproject.toml", ("tool", "conformance"))):
         path = cwd / name
         if not path.is_file():
@@ -330,37 +365,50 @@ def file_settings(cwd: Path) -> dict[str, Any]:
         for key in table or ():
             data = data.get(key, {})
         if data:
-            return {key.replace("-", "_"): value for key, value in data.items()}
-    return {}
+            return ({key.replace("-", "_"): value for key, value in data.items()},
+                    name if table is None else f"{name} [tool.conformance]")
+    return {}, "config file"
 
 
 def gather(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None,
            file: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Raw option values with their precedence applied: command line > environment > config file (`file`, else
     the one found in `cwd`)."""
+    return _gather(cli, env, cwd, file)[0]
+
+
+def _gather(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None,
+            file: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """`gather`, and where each value came from: the environment variable or the config file's key (absent: the
+    command line)."""
     env = os.environ if env is None else env
-    merged = dict(file_settings(cwd or Path.cwd()) if file is None else file)
+    # Settings handed over as a mapping (a fleet file's target) are named by the caller, with their options.
+    found, where = file_settings(cwd or Path.cwd()) if file is None else (dict(file), "")
+    merged = dict(found)
     unknown = sorted(set(merged) - set(OPTIONS))
     if unknown:
-        raise ConfigError(f"config file: unknown setting {', '.join(unknown)}")
+        raise ConfigError(f"{where or 'config file'}: unknown setting {unknown[0]}{did_you_mean(unknown[0], OPTIONS)}")
+    _unknown_variables(env)
+    sources = {name: f"{where}: {name}" for name in merged} if where else {}
     for setting in SETTINGS:
         option = setting.name
         if (value := env.get(setting.env)) is not None and (value != "" or setting.empty_is_a_value):
-            merged[option] = value
+            merged[option], sources[option] = value, setting.env
         # Identity, not equality: 0 == False, and a zero given on the command line is a value to check. A flag
         # that was not given is None; a negatable one given as --no-<name> is False.
         given = cli.get(option)
         if given is not None and given != [] and (given is not False or setting.kind == "negatable"):
             merged[option] = given
-    return merged
+            sources.pop(option, None)
+    return merged, sources
 
 
 def read(names: Iterable[str], cli: Mapping[str, Any], env: Mapping[str, str] | None = None,
          cwd: Path | None = None, file: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The named settings, each as given (command line > environment > config file) or its default, checked by
     its row; raises ConfigError on bad input."""
-    given = gather(cli, env, cwd, file)
-    return {name: SETTING[name].read(given.get(name)) for name in names}
+    given, sources = _gather(cli, env, cwd, file)
+    return {name: SETTING[name].read(given.get(name), sources.get(name)) for name in names}
 
 
 def resolve(cli: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None,

@@ -32,11 +32,17 @@ def run(args: argparse.Namespace) -> int:
             report_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"--report-dir: cannot create {report_dir} ({exc.strerror})") from None
+        writable(report_dir)
     if target.har:
         try:
             Path(target.har).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"--har: cannot create the folder of {target.har} ({exc.strerror})") from None
+    if target.rules:
+        from conformance.rules import load_catalogue
+        from conformance.selection import check_rules
+        # a --rule that names nothing is refused before any request, and before an earlier run's reports are replaced
+        check_rules(target.rules, load_catalogue(), target.apis)
     if target.expectations:
         from conformance.reporting.expectations import load
         from conformance.rules import load_catalogue
@@ -45,12 +51,13 @@ def run(args: argparse.Namespace) -> int:
         from conformance.history.store import check
         check(target.history)  # a file that is not a history file is a usage error, before any request
     started = time.time()
+    verdict = _Verdict()
     kept = signals.restore()   # a signal kept while the command started stops the run here, reports written
     try:
         with signals.raising():
             if kept is not None:
                 raise KeyboardInterrupt
-            code = _run(args, target, report_dir)
+            code = _run(args, target, report_dir, verdict)
     except KeyboardInterrupt:
         code = EXIT_INCOMPLETE
         print("conformance: interrupted", file=sys.stderr, flush=True)
@@ -58,8 +65,21 @@ def run(args: argparse.Namespace) -> int:
         # Stopped before the run's own reports (starting the target, collecting): reports still say so.
         write_aborted_report(target, None, report_dir, "interrupted before any test ran", incomplete=True)
     written = f"reports in {report_dir}/" if report_dir is not None else "no reports written"
+    if verdict.missing:
+        written = f"reports NOT written: {', '.join(verdict.missing)} missing in {report_dir}/"
     print(f"conformance: tested {target.describe()}; {written} ; exit {code}", flush=True)
     return code
+
+
+def writable(report_dir: Path) -> None:
+    """A report directory the run could not write into is found before the first request, not after the run: a CI
+    gate would otherwise read a run that wrote nothing as its verdict."""
+    import tempfile
+    try:
+        with tempfile.NamedTemporaryFile(dir=report_dir, prefix=".conformance-", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"--report-dir: cannot write to {report_dir} ({exc.strerror or exc})") from None
 
 
 def _written_since(report_dir: Path, started: float) -> bool:
@@ -67,13 +87,14 @@ def _written_since(report_dir: Path, started: float) -> bool:
     return report.is_file() and report.stat().st_mtime >= started
 
 
-def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | None) -> int:
+def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | None, verdict: _Verdict) -> int:
     with open_endpoints(target) as endpoints:
         if target.reference:
             print(f"conformance: started the embedded reference target at {endpoints.node_url}", flush=True)
         else:
             try:
                 preflight(endpoints, timeout=min(target.timeout, 10.0), extra=(target.evm_rpc_url,))
+                speaks(target, timeout=min(target.timeout, 10.0))
             except TargetUnreachable as exc:
                 # The report is still written: a CI job that publishes it shows why nothing was tested.
                 if report_dir is not None:
@@ -85,7 +106,6 @@ def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | Non
             urls = {"node": endpoints.node_url, "data": endpoints.data_url, "metrics": endpoints.metrics_url}
             answers.record_for_run(target, urls, dict(endpoints.samples), endpoints.evm_chain, report_dir)
         from conformance.plugin.options import HandedTarget
-        verdict = _Verdict()
         handed = HandedTarget(as_opened(target, endpoints))
         with contextlib.redirect_stdout(sys.stdout):
             code = int(pytest.main(_pytest_args(args, target), plugins=[verdict, handed]))
@@ -96,14 +116,16 @@ def _run(args: argparse.Namespace, target: config.Target, report_dir: Path | Non
 class _Verdict:
     """Reads the exit code the run's report decided, once the session is over."""
 
-    code: int | None = None
+    def __init__(self) -> None:
+        self.code: int | None = None
+        self.missing: list[str] = []   # reports the run could not write
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        from conformance.plugin.state import run_state
+        from conformance.plugin.state import started_state
 
-        report = run_state(config).report
-        if report is not None:
-            self.code = int(report["summary"]["exit_code"])
+        state = started_state(config)   # None when pytest stopped before the plugin started (a usage error)
+        if state is not None:
+            self.code, self.missing = state.exit_code, list(state.missing_reports)
 
 
 def write_aborted_report(target: config.Target, endpoints: Endpoints | None, report_dir: Path, reason: str, *,
@@ -151,6 +173,16 @@ def preflight(endpoints: Endpoints, *, timeout: float, extra: tuple[str | None, 
         reason = why_silent(url, timeout)
         if reason is not None:
             raise TargetUnreachable(f"{url} does not answer ({reason})")
+
+
+def speaks(target: config.Target, *, timeout: float) -> None:
+    """Fails fast, as one line and exit 3, when no selected API answers a documented read as JSON of the API (a
+    static file server, an error page): the target is not the API at all."""
+    from conformance.clients.speaks import unspoken
+
+    reason = unspoken(target, timeout)
+    if reason is not None:
+        raise TargetUnreachable(reason)
 
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"

@@ -8,10 +8,15 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from conformance.errors import ConfigError
 from conformance.specs import ALL_APIS
+
+if TYPE_CHECKING:
+    from conformance.rules import Catalogue
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 #: Folders of the suite that hold one API's tests.
@@ -49,3 +54,20 @@ def apis_of(item: pytest.Item, rule_apis: set[str]) -> set[str]:
         return {param}
     asked = {API_FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in API_FIXTURES}
     return asked or rule_apis
+
+
+def check_rules(wanted: tuple[str, ...], catalogue: Catalogue, apis: tuple[str, ...] = ALL_APIS) -> None:
+    """Each --rule names a rule of the catalogue of a selected API, or the prefix of some: one that names none is a
+    typo, refused before any request (and before the reports of an earlier run are replaced by an empty one)."""
+    import difflib
+
+    for given in wanted:
+        matching = [rule for rule in catalogue if rule.id.startswith(given)]
+        if not matching:
+            close = difflib.get_close_matches(given, [rule.id for rule in catalogue], n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"--rule {given}: no rule of the catalogue has this ID or prefix{hint}")
+        if not any(set(rule.apis) & set(apis) for rule in matching):
+            theirs = sorted({api for rule in matching for api in rule.apis})
+            raise ConfigError(f"--rule {given}: its rules are of {','.join(theirs)}, not of the APIs selected "
+                              f"({','.join(apis)})")

@@ -35,9 +35,20 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+SECOND_SIGNAL = b"conformance: stopped at once by a second signal: no report of this run was written\n"
+
+
+def _exit_at_once(said: bytes = SECOND_SIGNAL) -> None:
+    """A second signal: the process ends now, saying so in one line (by default, that it wrote no report: what the
+    report folder holds, if anything, is an earlier run's)."""
+    with contextlib.suppress(OSError):
+        os.write(2, said)
+    os._exit(EXIT_INCOMPLETE)
+
+
 def _keep(number: int, frame: FrameType | None) -> None:
     if _kept:
-        os._exit(EXIT_INCOMPLETE)   # a second signal stops at once, as it does later in a run
+        _exit_at_once()   # a second signal stops at once, as it does later in a run
     _kept.append(number)
 
 
@@ -87,6 +98,7 @@ class Stopping:
 
     def __init__(self) -> None:
         self.reason: str | None = None
+        self.reported = False   # the run's reports are written: a second signal then loses nothing
         self._callbacks: list[Callable[[str], None]] = []
         self._handling: contextlib.ExitStack | None = None
 
@@ -117,7 +129,8 @@ class Stopping:
             # the second signal: stop at once, with any process the run started
             for child in multiprocessing.active_children():
                 child.kill()
-            os._exit(EXIT_INCOMPLETE)
+            _exit_at_once(b"conformance: stopped at once by a second signal, after the reports were written\n"
+                          if self.reported else SECOND_SIGNAL)
         # No KeyboardInterrupt: raised wherever the main thread stands (a garbage collector's callback among them)
         # it may be swallowed; the stop ends the requests, and the session stops after the tests in flight.
         self.stop(STOPS.get(number, f"signal {number}"))

@@ -92,3 +92,54 @@ def test_list_faults_names_each_fault_with_the_rules_it_breaks(capsys: pytest.Ca
     assert main(["serve-reference", "--list-faults"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(len(line.split()) >= 3 for line in lines)
+
+
+def test_a_report_directory_that_exists_but_cannot_be_written_is_refused_before_any_request(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # /sys/kernel exists and refuses new files even to root, where a mode of 0o555 would not.
+    assert main(["run", "--api", "admin", "--report-dir", "/sys/kernel"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--report-dir: cannot write to /sys/kernel" in err and len(err.splitlines()) == 1, err
+
+
+def test_a_report_that_cannot_be_written_at_the_end_is_never_exit_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.reporting import write
+
+    real = write._write
+
+    def refuse_junit(path: Path, text: str) -> Path:
+        if path.name == "junit.xml":
+            raise PermissionError(13, "Permission denied")
+        return real(path, text)
+
+    monkeypatch.setattr(write, "_write", refuse_junit)
+    code = main(["run", "--api", "admin", "--profile", "quick", "--rule", "RPC-ADM-001", "--report-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 4, out[-2000:]
+    assert "reports NOT written: junit.xml missing in" in out.splitlines()[-1], out[-2000:]
+    assert (tmp_path / "report.json").is_file() and not (tmp_path / "junit.xml").exists()
+
+
+def test_a_static_file_server_is_not_the_api_and_exit_3_in_seconds(tmp_path: Path) -> None:
+    import functools
+    import http.server
+    import threading
+    import time
+
+    (tmp_path / "index.html").write_text("<html><body>a static site</body></html>")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        started = time.monotonic()
+        result = subprocess.run(CONFORMANCE + ["run", "--target-url", f"http://127.0.0.1:{server.server_port}",
+                                               "--report-dir", str(tmp_path / "r")],
+                                capture_output=True, text=True, timeout=120)
+        took = time.monotonic() - started
+    finally:
+        server.shutdown()
+    err = result.stderr.strip()
+    assert result.returncode == 3 and took < 10, (result.returncode, took, result.stdout[-2000:], err)
+    assert len(err.splitlines()) == 1 and "no API of the documents answered" in err and "404 text/html" in err, err
+    assert json.loads((tmp_path / "r" / "report.json").read_text())["summary"]["verdict"] != "conformant"

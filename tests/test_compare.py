@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -130,16 +132,25 @@ def test_an_unreachable_candidate_is_one_line_and_exit_3(baseline: ReferenceServ
     assert len(err.strip().splitlines()) == 1 and "candidate" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [
-    ["--baseline-url", "ftp://example.org", "--candidate-url", "http://127.0.0.1:1"],
-    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:99999"],
-    ["--baseline-url", "http://127.0.0.1:1"],
-    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--api", "evm"],
-    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--rate-limit", "fast"],
-    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--max-requests", "0"],
-    ["--baseline-url", "http://127.0.0.1:1", "--candidate-url", "http://127.0.0.1:2", "--timeout", "0.05"],
-], ids=["scheme", "port", "missing-candidate", "evm-without-chain", "rate", "budget", "timeout"])
-def test_bad_usage_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+ONE, TWO = "http://127.0.0.1:1", "http://127.0.0.1:2"
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--baseline-url", "ftp://example.org", "--candidate-url", ONE], "--baseline-url"),
+    (["--baseline-url", ONE, "--candidate-url", "http://127.0.0.1:99999"], "--candidate-url"),
+    (["--baseline-url", ONE], "the candidate has no URL"),
+    (["--baseline-url", ONE, "--candidate-evm-rpc-url", "127.0.0.1:8545"], "--candidate-evm-rpc-url"),
+    (["--baseline-node-url", "http://127.0.0.1:70000", "--candidate-url", TWO], "--baseline-node-url"),
+    (["--baseline-url", ONE, "--candidate-evm-rpc-url", TWO, "--api", "validators"],
+     "--api validators: the candidate has no URL for it (give --candidate-url or --candidate-node-url)"),
+    (["--baseline-data-url", ONE, "--candidate-metrics-url", TWO], "no API with a URL in common"),
+    (["--baseline-url", ONE, "--candidate-url", TWO, "--rate-limit", "fast"], "--rate-limit"),
+    (["--baseline-url", ONE, "--candidate-url", TWO, "--max-requests", "0"], "--max-requests"),
+    (["--baseline-url", ONE, "--candidate-url", TWO, "--timeout", "0.05"], "--timeout"),
+    (["--baseline-url", ONE, "--candidate-url", TWO, "--outage-window", "-1"], "--outage-window"),
+], ids=["scheme", "port", "missing-candidate", "side-scheme", "side-port", "no-url-for-api", "nothing-in-common",
+        "rate", "budget", "timeout", "outage-window"])
+def test_bad_usage_is_one_line_and_exit_2(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
     code: int | str | None
     try:
         code = main(["compare", *argv])
@@ -148,6 +159,7 @@ def test_bad_usage_is_one_line_and_exit_2(argv: list[str], capsys: pytest.Captur
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert says in err
 
 
 def test_compare_takes_the_settings_of_run_with_their_defaults_bounds_and_sources(tmp_path: Path) -> None:
@@ -160,12 +172,200 @@ def test_compare_takes_the_settings_of_run_with_their_defaults_bounds_and_source
     argv = ["compare", "--baseline-url", "http://a.test", "--candidate-url", "http://b.test"]
     env = {"CONFORMANCE_MAX_REQUESTS": "9", "CONFORMANCE_REPORT_DIR": ""}
     opts = options(build_parser().parse_args(argv), env=env, cwd=tmp_path)
-    assert (opts.api_key, opts.timeout, opts.max_requests, opts.report_dir) == ("from-the-file", 12.0, 9, None)
-    assert (opts.api_key_header, opts.rate_limit, opts.seed, opts.apis) == ("x-data-api-key", None, 0, specs.ALL_APIS)
+    for side in opts.sides.values():
+        assert (side.api_key, side.timeout, side.max_requests, side.report_dir) == ("from-the-file", 12.0, 9, None)
+        assert (side.api_key_header, side.rate_limit, side.outage_window) == ("x-data-api-key", None, 30.0)
+    assert (opts.seed, opts.apis, opts.report_dir) == (0, specs.ALL_APIS, None)
     run = resolve({}, env=env, cwd=tmp_path)
     assert (run.api_key, run.timeout, run.max_requests, run.report_dir) == ("from-the-file", 12.0, 9, None)
     with pytest.raises(ConfigError, match="--timeout: must be at least 0.1"):
         options(build_parser().parse_args([*argv, "--timeout", "0.05"]), env=env, cwd=tmp_path)
+
+
+def test_each_endpoint_has_its_own_urls_and_a_run_s_urls_reach_neither(tmp_path: Path) -> None:
+    """Per-side URLs over the side's base URL, resolved as `run` resolves a target; the URLs of a run's one target
+    in the environment or conformance.toml are no endpoint's, and the other settings hold for both."""
+    from conformance.cli import build_parser
+    from conformance.compare.command import options
+
+    (tmp_path / "conformance.toml").write_text('node_url = "http://run.test"\nmax_duration = 60\n')
+    env = {"CONFORMANCE_EVM_RPC_URL": "http://env.test", "CONFORMANCE_OUTAGE_WINDOW": "5"}
+    argv = ["compare", "--baseline-url", "http://a.test", "--baseline-evm-rpc-url", "http://a.test:8545/",
+            "--candidate-node-url", "http://b.test:9650", "--candidate-evm-rpc-url", "http://b.test:8545"]
+    opts = options(build_parser().parse_args(argv), env=env, cwd=tmp_path)
+    baseline, candidate = opts.sides["baseline"], opts.sides["candidate"]
+    assert (baseline.node_url, baseline.data_url, baseline.evm_rpc_url) == ("http://a.test", "http://a.test",
+                                                                            "http://a.test:8545")
+    assert (candidate.node_url, candidate.data_url, candidate.evm_rpc_url) == ("http://b.test:9650", None,
+                                                                               "http://b.test:8545")
+    assert (baseline.max_duration, baseline.outage_window) == (candidate.max_duration, candidate.outage_window) \
+        == (60.0, 5.0)
+    # Without --api: what both have a URL for; the rest is said not compared.
+    assert opts.apis == ("admin", "index", "evm", "validators") == baseline.apis == candidate.apis
+    assert set(opts.one_sided) == {"data", "metrics"}
+    only_evm = ["compare", "--baseline-evm-rpc-url", "http://a.test", "--candidate-evm-rpc-url", "http://b.test"]
+    assert options(build_parser().parse_args(only_evm), env={}, cwd=tmp_path).apis == ("evm",)
+
+
+# Each endpoint as `run` reaches it: its EVM RPC URL, the identifiers discovery finds -----------------------------
+
+class RecordingRpc:
+    """A JSON-RPC endpoint at any path of its own port, forwarding each body to `upstream` (a reference's EVM chain
+    RPC) and recording the path and method of each request: an EVM RPC URL that is no node's /ext/bc/… path."""
+
+    def __init__(self, upstream: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        import requests
+
+        self.seen: list[tuple[str, str]] = []
+        recording = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                parsed = json.loads(body or b"null")
+                calls = parsed if isinstance(parsed, list) else [parsed]
+                recording.seen += [(self.path, str(c.get("method"))) for c in calls if isinstance(c, dict)]
+                answer = requests.post(upstream, data=body, headers={"content-type": "application/json"}, timeout=10)
+                self.send_response(answer.status_code)
+                self.send_header("content-type", answer.headers.get("content-type", "application/json"))
+                self.send_header("content-length", str(len(answer.content)))
+                self.end_headers()
+                self.wfile.write(answer.content)
+
+            def do_GET(self) -> None:   # the preflight asks the URL whether anything answers
+                self.send_response(405)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/evm"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> RecordingRpc:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run_compare(report_dir: Path, *argv: str) -> tuple[int, dict[str, Any]]:
+    code = main(["compare", *argv, "--report-dir", str(report_dir)])
+    path = report_dir / "compare.json"
+    return code, json.loads(path.read_text()) if path.is_file() else {}
+
+
+EVM_METHODS = {method["name"] for method in specs.openrpc("evm")["methods"]}
+
+
+def test_each_endpoint_s_evm_rpc_url_is_asked_itself_every_method_of_the_document(baseline: ReferenceServer,
+                                                                                   tmp_path: Path) -> None:
+    chain = baseline.info()["evm_blockchain_id"]
+    rpc = f"{baseline.url}/ext/bc/{chain}/rpc"
+    with RecordingRpc(rpc) as first, RecordingRpc(rpc) as second:
+        code, report = run_compare(tmp_path, "--baseline-evm-rpc-url", first.url, "--candidate-evm-rpc-url",
+                                   second.url, "--api", "evm")
+    assert (code, report["differences"]) == (0, 0), differences(report)
+    for side in (first, second):
+        assert {path for path, _ in side.seen} == {"/evm"}, "a request went elsewhere than the EVM RPC URL"
+        assert {method for _, method in side.seen} >= EVM_METHODS
+    assert {r["operation"] for r in report["requests"]} == EVM_METHODS
+    assert all(r["baseline"] == "result" for r in report["requests"]), "the reference serves every method"
+
+
+def test_discovery_finds_the_evm_chain_on_both_endpoints_and_its_apis_are_asked(baseline: ReferenceServer,
+                                                                                tmp_path: Path) -> None:
+    """By their URLs alone, as `run` takes a target: the EVM chain is found, and evm and validators are compared."""
+    with ReferenceServer(seed=SEED) as candidate:
+        code, report = run_compare(tmp_path, "--baseline-url", baseline.url, "--candidate-url", candidate.url,
+                                   "--api", "evm,validators")
+    chain = str(baseline.info()["evm_blockchain_id"])
+    assert (code, report["differences"]) == (0, 0), differences(report)
+    assert report["identifiers"]["evm_chain"] == {"value": chain, "from": "baseline", "source": "listBlockchains"}
+    assert report["identifier_notes"] == [], "both endpoints found the same identifiers"
+    assert report["discovery"]["candidate"]["requests"] > 0
+    counts = report["apis"]
+    assert counts["evm"]["requests"] > 20 and counts["validators"]["requests"] == 2
+    assert {r["path"] for r in report["requests"]} == {f"/ext/bc/{chain}/rpc", f"/ext/bc/{chain}/validators"}
+
+
+def test_an_api_with_nothing_to_ask_says_why_and_the_comparison_is_incomplete(
+        baseline: ReferenceServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """EVM RPC URLs name no chain, so the validators API (under the chain's path) has nothing to ask: said so, and
+    since --api named it, not a clean 0."""
+    rpc = f"{baseline.url}/ext/bc/{baseline.info()['evm_blockchain_id']}/rpc"
+    code, report = run_compare(tmp_path, "--baseline-node-url", baseline.url, "--baseline-evm-rpc-url", rpc,
+                               "--candidate-node-url", baseline.url, "--candidate-evm-rpc-url", rpc,
+                               "--api", "evm,validators")
+    out = capsys.readouterr().out
+    assert code == 3 and report["complete"] is False
+    assert report["apis"]["validators"]["requests"] == 0 and report["apis"]["evm"]["requests"] > 0
+    [why] = report["apis"]["validators"]["nothing_asked"]
+    assert why.startswith("nothing to ask: no EVM chain the node serves found") and "--evm-chain" in why
+    assert "validators: nothing compared\n  nothing to ask: no EVM chain" in out
+    assert "nothing to ask of validators, named by --api" in out
+
+
+def test_where_the_two_crawls_disagree_the_baseline_s_identifier_is_asked_of_both() -> None:
+    from conformance.compare.command import agree
+    from conformance.discovery import Discovery
+    from conformance.session import Endpoints
+
+    opened = {}
+    for role, chain, more in (("baseline", "C", {}), ("candidate", "2q9e4r6Mu3U68nU1", {"evm_chain_id": "43114"})):
+        found = Discovery()
+        for name, value in {"evm_chain": chain, **more}.items():
+            found.add(name, value, "eth_chainId")
+        opened[role] = Endpoints("http://node.test", None, None, None, {"data_network": "fuji"})
+        opened[role].identifiers.load(found)
+    agreed = agree(opened)
+    assert agreed.values == {"data_network": "fuji", "evm_chain": "C", "evm_chain_id": "43114"}
+    assert agreed.sources["evm_chain"] == {"value": "C", "from": "baseline", "source": "eth_chainId",
+                                           "candidate": "2q9e4r6Mu3U68nU1"}
+    assert agreed.sources["data_network"] == {"value": "fuji", "from": "given"}
+    assert agreed.notes == [
+        "EVM chain the node serves (evm_chain): the baseline found C (eth_chainId), the candidate 2q9e4r6Mu3U68nU1 "
+        "(eth_chainId); the baseline's is asked of both",
+        "EVM chain ID (evm_chain_id): only the candidate found one, 43114 (eth_chainId); it is asked of both"]
+
+
+def test_a_stock_ethereum_node_compared_with_itself_asks_what_run_asks_and_does_not_differ(tmp_path: Path) -> None:
+    """anvil, seeded and moving, by its RPC URL on both sides: every method of the EVM document that `conformance
+    run --evm-rpc-url` asks, at that URL (no 404), and no difference between a node and itself."""
+    from tests.real_nodes import Node, live_chain, running, seed
+
+    har = tmp_path / "run.har"
+    with running(Node("anvil")) as url:
+        contract = seed(url)
+        done = subprocess.run([sys.executable, "-m", "conformance", "run", "--evm-rpc-url", url, "--api", "evm",
+                               "--profile", "quick", "--report-dir", "", "--har", str(har)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]   # it ran: a verdict
+        with live_chain(url, contract, every=0.1):
+            code, report = run_compare(tmp_path, "--baseline-evm-rpc-url", url, "--candidate-evm-rpc-url", url,
+                                       "--api", "evm")
+    entries = json.loads(har.read_text())["log"]["entries"]
+    asked_by_run = {call.get("method") for e in entries for call in _calls(e["request"].get("postData", {}))}
+    asked = {r["operation"] for r in report["requests"]}
+    assert (code, report["differences"]) == (0, 0), differences(report)
+    assert asked == EVM_METHODS == asked_by_run & EVM_METHODS
+    assert {e["request"]["url"].rstrip("/") for e in entries} == {url}
+    # Every answer a JSON-RPC object: a result, or the error of a method anvil does not serve; never an HTTP error.
+    assert {r["baseline"] for r in report["requests"]} <= {"result", "JSON-RPC error -32601"}
+
+
+def _calls(post: dict[str, Any]) -> list[dict[str, Any]]:
+    try:
+        body = json.loads(post.get("text") or "null")
+    except ValueError:
+        return []
+    return [call for call in (body if isinstance(body, list) else [body]) if isinstance(call, dict)]
 
 
 # The plan sends only read-only requests ---------------------------------------------------------------------

@@ -117,3 +117,36 @@ def test_an_empty_value_is_not_given_unless_it_is_a_value_of_its_own(tmp_path: P
 def test_bad_run_settings_are_configuration_errors(options: dict, message: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=message):
         resolve(options, env={}, cwd=tmp_path)
+
+
+def test_a_coverage_above_a_hundred_percent_is_refused_before_the_run(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--min-coverage: must be at most 100"):
+        resolve({"min_coverage": "150"}, env={}, cwd=tmp_path)
+
+
+def test_a_bad_value_from_the_environment_names_the_variable(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="^CONFORMANCE_TIMEOUT: 'soon' is not a number"):
+        resolve({}, env={"CONFORMANCE_TIMEOUT": "soon"}, cwd=tmp_path)
+
+
+def test_a_bad_value_from_the_config_file_names_the_file_and_key(tmp_path: Path) -> None:
+    (tmp_path / "conformance.toml").write_text("min_coverage = 150\n")
+    with pytest.raises(ConfigError, match=r"^conformance.toml: min_coverage: must be at most 100"):
+        resolve({}, env={}, cwd=tmp_path)
+
+
+def test_an_unknown_variable_gets_a_did_you_mean(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"CONFORMANCE_PROFLE: not a setting \(did you mean CONFORMANCE_PROFILE\?\)"):
+        resolve({}, env={"CONFORMANCE_PROFLE": "quick"}, cwd=tmp_path)
+
+
+def test_an_unknown_config_key_gets_a_did_you_mean(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.conformance]\nrate-limt = "5/s"\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml \[tool.conformance\]: unknown setting rate_limt "
+                                          r"\(did you mean rate_limit\?\)"):
+        resolve({}, env={}, cwd=tmp_path)
+
+
+def test_the_suites_own_variables_are_not_settings_and_not_refused(tmp_path: Path) -> None:
+    own = {"CONFORMANCE_CASES_DIR": str(tmp_path), "CONFORMANCE_DOCS_DIR": "x"}
+    assert resolve({}, env=own, cwd=tmp_path).reference

@@ -272,7 +272,7 @@ def test_a_bad_history_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "r" / "report.json").exists(), "nothing was run"
 
 
-def test_diff_calls_no_rule_of_an_api_one_run_did_not_select_a_regression() -> None:
+def test_diff_calls_a_rule_decided_before_and_not_selected_now_narrowing() -> None:
     from conformance.reporting.diff import compare_reports
 
     def with_rules(*statuses: tuple[str, str]) -> dict[str, Any]:
@@ -281,5 +281,7 @@ def test_diff_calls_no_rule_of_an_api_one_run_did_not_select_a_regression() -> N
     old = with_rules(("A", "not selected"), ("B", "pass"), ("C", "not selected"))
     new = with_rules(("A", "fail"), ("B", "not selected"), ("C", "pass"))
     result = compare_reports(old, new)
-    assert not result.regressed and result.no_longer_tested == [] and result.newly_passing == []
+    assert result.regressed and [change.rule for change in result.no_longer_decided] == ["B"]
     assert [change.rule for change in result.failing_untested_before] == ["A"]
+    assert [change.rule for change in result.newly_decided] == ["C"]
+    assert not compare_reports(old, new, allow_narrower=True).regressed

@@ -20,6 +20,16 @@ from conformance.clients.jsonrpc import JsonRpcClient
 BLOCK_MEMBERS = tuple(specs.openrpc("evm")["components"]["schemas"]["Block"]["properties"])
 
 
+
+#: What a skip for want of chain data says: a chain at its genesis block (a fresh dev node) has nothing to read.
+DEV_CHAIN_NEEDS = ("a fresh chain has nothing to read: a useful dev chain has a few blocks with transactions and "
+                   "logs (README: a real node)")
+
+
+def for_want_of_data(reason: str) -> str:
+    """A skip reason for chain data the target does not have yet, saying what a dev chain needs."""
+    return f"{reason} ({DEV_CHAIN_NEEDS})"
+
 def result_schema(method: str) -> dict[str, Any]:
     """The result schema of a method of the EVM chain spec."""
     return specs.rpc_method("evm", method)["result"]["schema"]

@@ -29,6 +29,12 @@ SERVED_RULES = {"eth_feeConfig": "RPC-EVM-033", "eth_getChainConfig": "RPC-EVM-0
                 "eth_getActiveRulesAt": "RPC-EVM-035", "validators.getCurrentValidators": "RPC-VAL-001"}
 
 
+#: The rules whose tests decide whether a method (None: the EVM chain RPC path at all) is served: the verdicts of the
+#: tests of that method depend on them (blocked when they fail), so a selection of rules keeps them
+#: (conformance.plugin.collection).
+PREREQUISITES: dict[str, str | None] = {**{rule: method for method, rule in SERVED_RULES.items()}, "RPC-EVM-032": None}
+
+
 def not_served(exchange: Exchange) -> bool:
     """Whether a well-formed call was not served: HTTP 404, an answer that is not JSON-RPC, or an error object
     instead of a result."""

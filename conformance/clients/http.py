@@ -468,6 +468,10 @@ class HttpSession:
                 exchange = self._send_counted(prepared, hidden)
         except SuiteError as error:
             self._attempt_failed(error)
+            if self.stopped is not None and not isinstance(error, BudgetExhausted):
+                # The run's own stop cut this answer off (its socket shut, its wait ended): the test is
+                # interrupted, never the target's fault.
+                raise RunStopped(self.stopped) from None
             raise
         self._local.attempt = None
         # Outside the slot: a listener may send a request of its own (the watch asks an odd answer again).

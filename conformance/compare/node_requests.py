@@ -55,12 +55,36 @@ def _by_id(path: str, baseline: Outcome, candidate: Outcome) -> list[Request]:
             for method in ("index.getContainerByID", "index.getIndex", "index.isAccepted")]
 
 
+#: The identity precompile (address 4 on every EVM chain): a call whose answer is its input, at any block.
+IDENTITY = "0x0000000000000000000000000000000000000004"
+#: Blocks of the one eth_getLogs asked (a busy chain logs hundreds in a block).
+LOG_BLOCKS = 8
+#: Accounts of an anchored block whose balance, nonce and code at that block are asked.
+MAX_ACCOUNTS = 2
+
+
+def evm_path(ctx: PlanContext) -> str:
+    """The EVM chain's RPC under the node URL; "" when every endpoint has an EVM RPC URL of its own, asked instead."""
+    return "" if ctx.evm_rpc_urls else f"/ext/bc/{ctx.evm_chain}/rpc"
+
+
 def evm(ctx: PlanContext, plan: Plan) -> None:
-    """The chain config, then rules and fee configs at fixed times and blocks; the latest ones by shape only."""
-    path = f"/ext/bc/{ctx.evm_chain}/rpc"
+    """Every method of the EVM document, as `run` asks them: what names the chain, then the chain config, rules
+    and fee configs at fixed times and blocks, blocks, accounts and logs below both heads; what is about the latest
+    block or the node that answers by shape only."""
+    path = evm_path(ctx)
     plan.requests += [
+        rpc("evm", path, "eth_chainId", []),
+        rpc("evm", path, "net_version", []),
+        # The software that answers (an upgrade changes it by design), whether it is syncing now, the price of gas
+        # at the latest block: of the node and the moment, like a head.
+        rpc("evm", path, "web3_clientVersion", [], head=True),
+        rpc("evm", path, "eth_syncing", [], head=True),
+        rpc("evm", path, "eth_gasPrice", [], head=True),
+        # A pure call: no block changes its answer, so the latest one may be asked.
+        rpc("evm", path, "eth_call", [{"to": IDENTITY, "data": "0xc0ffee"}, "latest"]),
         rpc("evm", path, "eth_getChainConfig", [], then=partial(_at_activations, path)),
-        rpc("evm", path, "eth_blockNumber", [], head=True, then=partial(_fee_config_below_heads, ctx, path)),
+        rpc("evm", path, "eth_blockNumber", [], head=True, then=partial(_below_heads, ctx, path)),
         rpc("evm", path, "eth_feeConfig", [], head=True),
         rpc("evm", path, "eth_getActiveRulesAt", [], head=True),
         rpc("evm", path, "eth_getActivePrecompilesAt", [], head=True),
@@ -83,13 +107,37 @@ def _timestamps(value: Any) -> list[int]:
     return []
 
 
-def _fee_config_below_heads(ctx: PlanContext, path: str, baseline: Outcome, candidate: Outcome) -> list[Request]:
+def _below_heads(ctx: PlanContext, path: str, baseline: Outcome, candidate: Outcome) -> list[Request]:
+    """Fee configs, blocks, a fee history and logs at blocks both chains hold (at or below the lower head)."""
     first, second = [_hex(o.value) if o.ok else None for o in (baseline, candidate)]
     if first is None or second is None:
         return []
     low = min(first, second)
-    blocks = dict.fromkeys((0, random.Random(f"{ctx.seed}:{path}").randrange(low + 1), low))
-    return [rpc("evm", path, "eth_feeConfig", [hex(n)]) for n in blocks]
+    middle = random.Random(f"{ctx.seed}:{path}").randrange(low + 1)
+    blocks = dict.fromkeys((0, middle, low))
+    out = [rpc("evm", path, "eth_feeConfig", [hex(n)]) for n in blocks]
+    out += [rpc("evm", path, "eth_getBlockByNumber", [hex(n), False]) for n in blocks]
+    out += [rpc("evm", path, "eth_getBlockByNumber", [hex(middle), True],
+                then=partial(_in_block, ctx, path, middle)),
+            rpc("evm", path, "eth_feeHistory", [hex(4), hex(low), [25, 75]]),
+            rpc("evm", path, "eth_getLogs", [{"fromBlock": hex(max(0, middle - LOG_BLOCKS + 1)),
+                                             "toBlock": hex(middle)}])]
+    return out
+
+
+def _in_block(ctx: PlanContext, path: str, number: int, baseline: Outcome, candidate: Outcome) -> list[Request]:
+    """The baseline's block again by its hash, and the balance, nonce and code as of that block of an account the
+    comparison knows (given or discovered), else of the block's first sender and recipient, else of its miner."""
+    block = baseline.value if baseline.ok and isinstance(baseline.value, dict) else {}
+    out = []
+    if isinstance(block.get("hash"), str):
+        out.append(rpc("evm", path, "eth_getBlockByHash", [block["hash"], False]))
+    transactions = [t for t in block.get("transactions") or [] if isinstance(t, dict)]
+    first = transactions[0] if transactions else {}
+    named = [ctx.sample("evm_address"), first.get("from"), first.get("to"), block.get("miner")]
+    accounts = [a for a in dict.fromkeys(named) if isinstance(a, str) and a.startswith("0x")][:MAX_ACCOUNTS]
+    return out + [rpc("evm", path, method, [account, hex(number)]) for account in accounts
+                  for method in ("eth_getBalance", "eth_getTransactionCount", "eth_getCode")]
 
 
 def _hex(value: Any) -> int | None:

@@ -47,16 +47,26 @@ class Compared:
 
 @dataclass
 class Comparison:
-    baseline_url: str
+    baseline_url: str                      # each endpoint's URLs, as one line
     candidate_url: str
     apis: tuple[str, ...]
     results: list[Compared] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)       # "<api>: what is not compared, and why"
     stopped: str | None = None             # why the comparison ended before its plan did
+    required: tuple[str, ...] = ()         # the APIs --api named: one with nothing to ask leaves it incomplete
+    identifiers: dict[str, dict[str, str]] = field(default_factory=dict)   # name -> value asked of both, from where
+    identifier_notes: list[str] = field(default_factory=list)            # where the two crawls disagreed
+    discovery: dict[str, dict[str, Any]] = field(default_factory=dict)   # role -> its crawl (discovery.listing)
+    urls: dict[str, dict[str, str | None]] = field(default_factory=dict)  # role -> API -> base URL
 
     @property
     def differing(self) -> list[Compared]:
         return [r for r in self.results if r.differences]
+
+    @property
+    def unasked(self) -> list[str]:
+        """The APIs --api named that had nothing to ask (none of their requests could be formed)."""
+        return [api for api in self.required if not self.counts(api)["requests"]]
 
     def counts(self, api: str) -> dict[str, int]:
         mine = [r for r in self.results if r.request.api == api]
@@ -64,20 +74,38 @@ class Comparison:
                 "differing": sum(bool(r.differences) for r in mine),
                 "not_compared": sum(r.skipped is not None for r in mine)}
 
+    def notes_of(self, api: str) -> list[str]:
+        return [note.split(": ", 1)[1] for note in self.notes if note.startswith(f"{api}: ")]
+
     def as_dict(self) -> dict[str, Any]:
         kinds = Counter(d.kind for r in self.results for d in r.differences)
-        return {"baseline": self.baseline_url, "candidate": self.candidate_url, "complete": self.stopped is None,
-                "stopped": self.stopped, "differences": sum(kinds.values()), "by_kind": dict(kinds),
-                "apis": {api: self.counts(api) for api in self.apis}, "notes": self.notes,
-                "requests": [r.as_dict() for r in self.results]}
+        apis: dict[str, Any] = {api: self.counts(api) for api in self.apis}
+        for api, counts in apis.items():
+            if not counts["requests"]:
+                counts["nothing_asked"] = self.notes_of(api)   # never a silent 0
+        return {"baseline": self.baseline_url, "candidate": self.candidate_url, "urls": self.urls,
+                "complete": self.stopped is None and not self.unasked, "stopped": self.stopped,
+                "differences": sum(kinds.values()), "by_kind": dict(kinds), "apis": apis, "notes": self.notes,
+                "identifiers": self.identifiers, "identifier_notes": self.identifier_notes,
+                "discovery": self.discovery, "requests": [r.as_dict() for r in self.results]}
 
 
 def render_text(comparison: Comparison, exit_code: int) -> str:
     lines = ["conformance compare", f"  baseline:  {comparison.baseline_url}",
              f"  candidate: {comparison.candidate_url}", ""]
+    if comparison.discovery:
+        crawled = ", ".join(f"the {role} {found['requests']}" for role, found in comparison.discovery.items())
+        by = Counter(entry["from"] for entry in comparison.identifiers.values())
+        lines.append(f"identifiers: {by['given']} given, {by['baseline'] + by['candidate']} discovered "
+                     f"(requests: {crawled})")
+        lines += [f"  note: {note}" for note in comparison.identifier_notes]
     for api in [a for a in ALL_APIS if a in comparison.apis]:
         counts = comparison.counts(api)
         n = counts["requests"]
+        if not n:
+            lines.append(f"{api}: nothing compared")
+            lines += [f"  {note}" for note in comparison.notes_of(api)]
+            continue
         summary = f"{api}: {n} request{'s' if n != 1 else ''} sent to each endpoint, {counts['identical']} " \
                   f"identical, {counts['differing']} differing"
         if counts["not_compared"]:
@@ -85,10 +113,12 @@ def render_text(comparison: Comparison, exit_code: int) -> str:
         lines.append(summary)
         for result in (r for r in comparison.results if r.request.api == api and not r.identical):
             lines += _render_result(result)
-        lines += [f"  note: {note.split(': ', 1)[1]}" for note in comparison.notes if note.startswith(f"{api}: ")]
+        lines += [f"  note: {note}" for note in comparison.notes_of(api)]
     lines.append("")
     if comparison.stopped:
         lines.append(f"stopped early: {comparison.stopped}")
+    if comparison.unasked:
+        lines.append(f"nothing to ask of {', '.join(comparison.unasked)}, named by --api")
     total = sum(len(r.differences) for r in comparison.results)
     verdict = {0: "no difference", 1: "the endpoints differ", 3: "the comparison is incomplete"}.get(exit_code, "")
     lines.append(f"{total} difference{'s' if total != 1 else ''} in {len(comparison.differing)} of "

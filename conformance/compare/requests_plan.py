@@ -49,7 +49,8 @@ class Request:
     def describe(self) -> str:
         """The request as one line, e.g. `POST /ext/index/X/tx index.getIndex {"id":"…"}`."""
         if self.rpc:
-            return f"POST {self.path} {self.operation} {json.dumps(self.params, separators=(',', ':'))}"
+            where = self.path or "<EVM RPC URL>"   # each endpoint's own --…-evm-rpc-url
+            return f"POST {where} {self.operation} {json.dumps(self.params, separators=(',', ':'))}"
         query = urlencode({k: _wire(v) for k, v in (self.params or {}).items()})
         text = f"{self.method} {self.path}{'?' + query if query else ''}"
         if self.page_tokens:
@@ -72,15 +73,23 @@ def _wire(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class PlanContext:
-    """What the plan needs besides the specs: the EVM chain, the operator's samples, the seed."""
+    """What the plan needs besides the specs: the EVM chain, the identifiers (given or discovered), the seed."""
 
     apis: tuple[str, ...]
     evm_chain: str | None = None
     samples: Mapping[str, str] = field(default_factory=dict)
     seed: int = 0
+    #: every endpoint has an EVM RPC URL of its own: the evm API is asked there, with or without a chain
+    evm_rpc_urls: bool = False
+    #: why an identifier is not known (what discovery searched), for the notes of what is not compared
+    missing: Callable[[str], str] | None = field(default=None, compare=False, repr=False)
 
     def sample(self, name: str) -> str | None:
         return self.samples.get(name)
+
+    def why(self, name: str, otherwise: str) -> str:
+        """Why the plan has no `name`: what discovery searched when it ran, else `otherwise`."""
+        return self.missing(name) if self.missing is not None else otherwise
 
 
 @dataclass
@@ -98,8 +107,10 @@ def build(ctx: PlanContext) -> Plan:
                 "metrics": rest_requests.metrics_api}
     plan = Plan([], [])
     for api in ctx.apis:
-        if api in ("evm", "validators") and not ctx.evm_chain:
-            plan.notes.append(f"{api}: not compared without --evm-chain")
+        # The validators API lives under the chain's path; the evm API too, unless each endpoint has its RPC URL.
+        if not ctx.evm_chain and (api == "validators" or api == "evm" and not ctx.evm_rpc_urls):
+            plan.notes.append(f"{api}: nothing to ask: "
+                              + ctx.why("evm_chain", "no EVM chain given (pass --evm-chain BLOCKCHAIN_ID_OR_ALIAS)"))
             continue
         builders[api](ctx, plan)
     return plan

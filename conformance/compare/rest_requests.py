@@ -117,13 +117,15 @@ def evm_data_requests(ctx: PlanContext, plan: Plan) -> None:
     latest transfers and balances by shape."""
     chain = ctx.sample("data_evm_chain_id") or ctx.evm_chain
     if not chain:
-        plan.notes.append("data: EVM routes not compared without --evm-chain or --sample data_evm_chain_id=ID")
+        plan.notes.append("data: EVM routes not compared: " + ctx.why(
+            "data_evm_chain_id", "without --evm-chain or --sample data_evm_chain_id=ID"))
         return
     wallet, token = ctx.sample("data_evm_address"), ctx.sample("data_erc20_contract")
     if contract := ctx.sample("data_contract_address"):
         plan.requests.append(data("getDeployment", ctx, chainId=chain, address=contract))
     else:
-        plan.notes.append("data: getDeployment not compared without --sample data_contract_address=0x…")
+        plan.notes.append("data: getDeployment not compared: " + ctx.why(
+            "data_contract_address", "without --sample data_contract_address=0x…"))
     anchored_balances = bool(wallet)
     for operation_id, address in (("listTokenTransfers", token), ("listErc721Transactions", wallet),
                                   ("listErc1155Transactions", wallet)):
@@ -134,9 +136,11 @@ def evm_data_requests(ctx: PlanContext, plan: Plan) -> None:
                                                wallet if anchored_balances else None)))
         anchored_balances = False
     if not token:
-        plan.notes.append("data: listTokenTransfers not compared without --sample data_erc20_contract=0x…")
+        plan.notes.append("data: listTokenTransfers not compared: " + ctx.why(
+            "data_erc20_contract", "without --sample data_erc20_contract=0x…"))
     if not wallet:
-        plan.notes.append("data: balances and NFT transfers not compared without --sample data_evm_address=0x…")
+        plan.notes.append("data: balances and NFT transfers not compared: " + ctx.why(
+            "data_evm_address", "without --sample data_evm_address=0x…"))
         return
     plan.requests += [data(operation_id, ctx, head=True, chainId=chain, address=wallet)
                       for operation_id in ("listErc20Balances", "listErc1155Balances", "listErc721Balances",
@@ -198,7 +202,8 @@ def metrics_api(ctx: PlanContext, plan: Plan) -> None:
         Request("metrics", "getAvgTps", f"/v1/avg_tps/{evm_chain_id or 'total'}", {}, method="GET"),
     ]
     if not evm_chain_id:
-        plan.notes.append("metrics: only chain total compared without --sample evm_chain_id=ID")
+        plan.notes.append("metrics: only chain total compared: " + ctx.why(
+            "evm_chain_id", "without --sample evm_chain_id=ID"))
 
 
 def _windows(chains: list[str], baseline: Outcome, candidate: Outcome) -> list[Request]:

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import settings
 
 from conformance import selection
+from conformance.checks.served import PREREQUISITES
+from conformance.errors import ConfigError
 from conformance.plugin import state
 from conformance.profiles import PROFILES
 from conformance.reporting.outcomes import RULES_KEY
@@ -41,8 +43,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if unknown:
         raise pytest.UsageError(f"tests carry rule IDs that are not in the catalogue: {', '.join(unknown)}")
     wanted = target.rules
+    if wanted:
+        try:
+            selection.check_rules(wanted, catalogue, target.apis)
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
+    prerequisites: list[pytest.Item] = []
     for item in items:
         ids = rule_ids(item)
         if not ids:
@@ -52,11 +60,32 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             continue   # a test of an API the run does not select is not part of it
         chosen = any(rid.startswith(prefix) for rid in ids for prefix in wanted) if wanted else True
         chosen = chosen and (PROFILES[target.profile].exhaustive or not item.get_closest_marker("exhaustive"))
-        (keep if chosen else drop).append(item)
         item.extra_keyword_matches.update(ids)
         item.user_properties.extend((RULES_KEY, rid) for rid in ids)
+        if not chosen and PREREQUISITES.keys() & set(ids):
+            prerequisites.append(item)
+        else:
+            (keep if chosen else drop).append(item)
         if item.get_closest_marker("mutating") and not target.allow_mutations:
             item.add_marker(pytest.mark.skip(reason="changes node state: run with --allow-mutations"))
+    if wanted and not any(rule_ids(item) for item in keep):
+        raise pytest.UsageError(f"--rule {', '.join(wanted)}: no test of the selected APIs "
+                                f"({','.join(target.apis)}) carries it")
+    # A selection keeps what its verdicts depend on: whether a method is served decides whether the tests of it
+    # fail or are blocked, so the test that decides it runs whenever a selected test's rules apply to the method
+    # (or to no method in particular), and the EVM chain path's whenever a selected test is of its API.
+    kept_apis: set[str] = set()
+    methods: set[str | None] = set()
+    for item in keep:
+        ids = rule_ids(item)
+        kept_apis |= selection.apis_of(item, {a for rid in ids for a in catalogue[rid].apis})
+        for rid in ids:
+            methods |= set(catalogue[rid].applies_to) or {None}
+    for item in prerequisites:
+        needed = [PREREQUISITES[rid] for rid in rule_ids(item) if rid in PREREQUISITES]
+        apis = selection.apis_of(item, {a for rid in rule_ids(item) for a in catalogue[rid].apis}) & kept_apis
+        wanted_here = apis and any(method is None or method in methods or None in methods for method in needed)
+        (keep if wanted_here else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = keep

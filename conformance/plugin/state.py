@@ -18,7 +18,7 @@ from conformance.meaning.watch import Watch
 from conformance.signals import Stopping
 from conformance.engine.memory import MemoryBound, peak_bytes
 from conformance.discovery.session import discovery_run
-from conformance.errors import ConfigError
+from conformance.errors import EXIT_INCOMPLETE, ConfigError
 from conformance.history.session import RunHistory
 from conformance.reporting import build as report_build
 from conformance.reporting import contract
@@ -53,6 +53,7 @@ class RunState:
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.write_error: str | None = None
+        self.missing_reports: list[str] = []   # reports the run was asked for and could not write
         self._expectations: list[expect.Expectation] | None = None
         self.har: HarWriter | None = None   # --har: every exchange of the run, streamed to its file
 
@@ -150,13 +151,19 @@ class RunState:
             from conformance.reporting.write import ReportNotWritten, write_reports
             try:
                 self.written = write_reports(self.report, Path(report_dir))
+                self.stopping.reported = True
             except ReportNotWritten as exc:
-                self.written = exc.written
-                self.write_error = str(exc)
-                session.exitstatus = max(int(session.exitstatus), 3)
-            except OSError as exc:
-                self.write_error = f"cannot write reports to {report_dir} ({exc.strerror or exc})"
-                session.exitstatus = max(int(session.exitstatus), 3)
+                self.written, self.missing_reports = exc.written, exc.missing
+                self.write_error = f"{', '.join(exc.missing)} not written to {report_dir}: {exc}"
+                # A run whose reports are missing did not do its job, whatever its verdict: never exit 0.
+                session.exitstatus = EXIT_INCOMPLETE
+
+    @property
+    def exit_code(self) -> int | None:
+        """The run's exit code: its report's, unless a report it was asked for could not be written."""
+        if self.report is None:
+            return None
+        return EXIT_INCOMPLETE if self.missing_reports else int(self.report["summary"]["exit_code"])
 
     def _build_report(self, session: pytest.Session) -> dict[str, Any]:
         config = session.config
@@ -228,6 +235,11 @@ _STATE = pytest.StashKey[RunState]()
 
 def run_state(config: pytest.Config) -> RunState:
     return config.stash[_STATE]
+
+
+def started_state(config: pytest.Config) -> RunState | None:
+    """The session's state, or None when the plugin never started (pytest refused its arguments first)."""
+    return config.stash.get(_STATE, None)
 
 
 def start(config: pytest.Config) -> RunState:

@@ -2,6 +2,7 @@
 and the one way every count of a run classifies a test."""
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 from collections.abc import Generator, Iterator
@@ -16,6 +17,8 @@ from conformance.engine import pytest_internals
 from conformance.plugin import recheck, state
 from conformance.plugin.collection import rule_ids
 from conformance.reporting import outcomes
+from conformance.reporting.expectations import excuse
+from conformance.rules import load_catalogue
 from conformance.reporting.outcomes import Findings
 
 
@@ -104,6 +107,7 @@ def pytest_runtest_makereport(
         found = Findings.of_test(item)
         _classify(item, call, report, found)
         _attach_evidence(item, report, found)
+        _excuse(item, report, found)
         found.taken().attach(report)
     secrets = state.secrets(item.config)
     if secrets:  # the terminal and JUnit read the test report: neither may show the key
@@ -165,6 +169,25 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         report.longrepr = _defect_line(call.excinfo)
     # Anything else is a defect of the suite, not a deviation of the target: never counted against it.
     found.failure = "suite-error"
+
+
+def _excuse(item: pytest.Item, report: pytest.TestReport, found: Findings) -> None:
+    """A failed phase whose every problem an expectation excuses is reported to pytest as an expected failure
+    (xfailed, with the entry's reason): pytest's line and junit.xml then count it as report.json does, once, as
+    excused. The findings still say what failed, for the run's reports."""
+    if not report.failed or report.when not in ("setup", "call") or found.failure is None:
+        return
+    entries = state.run_state(item.config).expectation_entries(load_catalogue())
+    if not entries:
+        return
+    test = outcomes.TestOutcome(outcomes.test_id(item.nodeid), rule_ids(item),
+                                "failed" if found.failure == "violation" else "error",
+                                violations=list(found.violations))
+    reason = excuse(entries, test, dt.date.today())
+    if reason is not None:
+        found.excused = reason
+        report.outcome = "skipped"
+        report.wasxfail = f"expected failure: {reason}"   # pytest's own mark of an expected failure
 
 
 def _violation_entry(violation: Violation) -> dict[str, Any]:

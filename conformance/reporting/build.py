@@ -134,7 +134,7 @@ def build(tests: list[TestOutcome], catalogue: Catalogue, facts: RunFacts, opera
         "summary": summary,
         "apis": _per_api(rules, facts.apis, operations),
         "rules": rules,
-        "tests": [test.to_json() for test in sorted(tests, key=lambda t: t.id)],
+        "tests": [_test_entry(test, verdicts) for test in sorted(tests, key=lambda t: t.id)],
         "operations": operations.summary(),
         "expectations": verdicts.to_json(),
         **_identifiers(facts.discovery),
@@ -233,15 +233,26 @@ def _excuses(rule: Rule, carriers: list[TestOutcome], failed: list[dict[str, Any
                       if t.outcome == "error" and (t.id, rule.id) in verdicts.excused}
 
 
+def _test_entry(test: TestOutcome, verdicts: Verdicts) -> dict[str, Any]:
+    entry = test.to_json()
+    reason = verdicts.excuse_of(test)
+    if reason is not None:
+        entry["excused"] = reason
+    return entry
+
+
 def _counts(tests: list[TestOutcome], facts: RunFacts, verdicts: Verdicts) -> dict[str, Any]:
-    """How many tests ended each way, the failures expectations excused, and the requests sent."""
+    """How many tests ended each way, and the requests sent. A test whose every problem an expectation excuses is
+    counted once, as an expected failure, not also as a failure or an error: the terminal, pytest's line, junit.xml
+    and every report count it so."""
+    excused = {test.id for test in tests if verdicts.excuses_test(test)}
     return {"tests": len(tests),
             "passed": sum(t.outcome == "passed" for t in tests),
-            "failed": sum(t.outcome == "failed" for t in tests),
-            "errors": sum(t.outcome == "error" for t in tests),
+            "failed": sum(t.outcome == "failed" and t.id not in excused for t in tests),
+            "errors": sum(t.outcome == "error" and t.id not in excused for t in tests),
             "skipped": sum(t.outcome == "skipped" for t in tests),
             "flaky": sum(t.outcome == "flaky" for t in tests),
-            "expected_failures": len(verdicts.excused),
+            "expected_failures": len(excused),
             "requests": facts.requests}
 
 

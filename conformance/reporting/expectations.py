@@ -42,9 +42,20 @@ class Expectation:
         return out
 
 
+#: Expectations files shipped with the suite, by the name `--expectations` also takes.
+SHIPPED = {path.stem: path for path in sorted((Path(__file__).parent / "known").glob("*.yaml"))}
+
+
+def located(path: str | Path) -> Path:
+    """The file `--expectations` names: a path, or the name of a file shipped with the suite (`stock-ethereum`)."""
+    given = Path(path)
+    return SHIPPED[str(path)] if not given.exists() and str(path) in SHIPPED else given
+
+
 def load(path: str | Path, catalogue: Catalogue) -> list[Expectation]:
     """Reads and checks an expectations file; anything malformed is a ConfigError naming the entry."""
     where = f"--expectations: {path}"
+    path = located(path)
     try:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -104,11 +115,25 @@ class Verdicts:
             return any((test.id, rule) in self.excused for rule in test.rules)
         return False
 
+    def excuse_of(self, test: TestOutcome) -> str | None:
+        """The reason that excuses every problem of `test`, if one does."""
+        if not self.excuses_test(test):
+            return None
+        entries = [self.excused[(test.id, rule)] for rule in test.broken_rules or test.rules
+                   if (test.id, rule) in self.excused]
+        return "; ".join(dict.fromkeys(entry.reason for entry in entries))
+
     def to_json(self) -> dict[str, Any]:
         return {"expected_failures": [{**entry.to_json(), "test": test} for (test, _), entry in self.excused.items()],
                 "expired": [e.to_json() for e in self.expired],
                 "unexpected_passes": [e.to_json() for e in self.unexpected_passes],
                 "unused": [e.to_json() for e in self.unused]}
+
+
+def excuse(entries: Iterable[Expectation], test: TestOutcome, today: dt.date) -> str | None:
+    """The reason an expectation excuses every problem of one test as it ends, as `apply` will decide it for the
+    report (pytest's line and the terminal count the test as excused from then on)."""
+    return apply(entries, [test], today).excuse_of(test)
 
 
 def apply(entries: Iterable[Expectation], tests: Iterable[TestOutcome], today: dt.date) -> Verdicts:

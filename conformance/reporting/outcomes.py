@@ -28,6 +28,8 @@ class Findings:
     observations: list[dict[str, Any]] = field(default_factory=list)
     #: Deviations the test saw so far that did not show again when it ran again.
     flaky: list[dict[str, Any]] = field(default_factory=list)
+    #: A failed phase's: the reason of the expectation that excuses it (pytest then counts it as xfailed).
+    excused: str | None = None
 
     @staticmethod
     def of_test(item: pytest.Item) -> Findings:
@@ -40,9 +42,9 @@ class Findings:
         """What a phase's report carries: the phase's own findings, which the next phase starts without, and the
         observations and flaky deviations so far, which the test keeps."""
         phase = Findings(self.failure, self.violations, self.evidence, self.exchanges, self.verified, self.blocked_by,
-                         list(self.observations), list(self.flaky))
+                         list(self.observations), list(self.flaky), self.excused)
         self.failure, self.violations, self.evidence, self.exchanges = None, [], {}, {}
-        self.verified, self.blocked_by = set(), []
+        self.verified, self.blocked_by, self.excused = set(), [], None
         return phase
 
     def attach(self, report: pytest.TestReport) -> None:
@@ -154,7 +156,7 @@ class OutcomeRecorder:
             test.flaky += found.flaky
             if test.outcome == "passed":
                 test.outcome = "flaky"
-        if report.failed:
+        if report.failed or found.excused is not None:   # an excused failure is still the failure it was
             if found.failure == "violation" and report.when in ("setup", "call"):
                 test.outcome = "failed"
                 test.violation = found.violations[0] if found.violations else None

@@ -34,29 +34,41 @@ def _finite(value: Any) -> Any:
     return value
 
 
+REPORTS = ("report.json", "junit.xml", "summary.md", "report.html")
+
+
 def write_reports(report: dict[str, Any], report_dir: Path) -> list[Path]:
-    """Writes every report, report.json first; one that cannot be rendered leaves the others written, and raises
-    ReportNotWritten naming it afterwards. OSError (the folder) propagates."""
+    """Writes every report, report.json first; one that cannot be rendered or written leaves the others written,
+    and raises ReportNotWritten naming every one missing afterwards."""
     from conformance.reporting import html, junit
 
-    report_dir.mkdir(parents=True, exist_ok=True)
-    written, failed = [], []
-    for name, render in (("report.json", json_text), ("junit.xml", junit.render), ("summary.md", markdown.render),
-                         ("report.html", html.render)):
+    renders = dict(zip(REPORTS, (json_text, junit.render, markdown.render, html.render)))
+    written: list[Path] = []
+    failed: list[str] = []
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportNotWritten([], list(REPORTS), f"cannot create {report_dir} ({exc.strerror or exc})") from None
+    for name, render in renders.items():
         try:
             text = render(report)
         except Exception as exc:
-            failed.append(f"{name} ({type(exc).__name__}: {exc})")
+            failed.append(f"{name} could not be rendered ({type(exc).__name__}: {exc})")
             continue
-        written.append(_write(report_dir / name, text))
+        try:
+            written.append(_write(report_dir / name, text))
+        except OSError as exc:
+            failed.append(f"{name} could not be written ({exc.strerror or exc})")
     if failed:
-        raise ReportNotWritten(written, f"could not render {', '.join(failed)}")
+        missing = [name for name in REPORTS if report_dir / name not in written]
+        raise ReportNotWritten(written, missing, "; ".join(failed))
     return written
 
 
 class ReportNotWritten(Exception):
-    """Some reports could not be rendered; `written` are the ones that were."""
+    """Some reports could not be rendered or written; `written` are the ones that were, `missing` the others."""
 
-    def __init__(self, written: list[Path], reason: str) -> None:
+    def __init__(self, written: list[Path], missing: list[str], reason: str) -> None:
         super().__init__(reason)
         self.written = written
+        self.missing = missing

@@ -10,6 +10,7 @@ import pytest
 from conformance import specs
 from conformance.checks import check, effects, independently, live
 from conformance.checks.served import SERVED_RULES
+from conformance.checks.eth import for_want_of_data
 from conformance.clients.http import Exchange
 from conformance.meaning import declarations, members
 from conformance.meaning.declarations import Declaration
@@ -143,7 +144,7 @@ def test_each_spelling_answers_as_the_one_it_stands_for(endpoints_of: Callable[[
     for calls in endpoints_of(effect):
         head = members.number(calls.peek("eth_blockNumber", []))
         if not isinstance(head, int) or head < 1:
-            pytest.skip("eth_blockNumber gives no block to ask about")
+            pytest.skip(for_want_of_data("eth_blockNumber gives no block to ask about"))
         block = calls.peek("eth_getBlockByNumber", [hex(head - 1), False])
         if not isinstance(block, dict) or not isinstance(block.get("hash"), str):
             pytest.skip(f"block {head - 1} cannot be read")

@@ -12,8 +12,8 @@ import pytest
 
 from conformance.checks import independently
 from conformance.checks.envelope import is_error
-from conformance.checks.eth import (check_balance_moved, check_count_around, check_same_at_hash, peek,
-                                    quantity_of)
+from conformance.checks.eth import (check_balance_moved, check_count_around, check_same_at_hash, for_want_of_data,
+                                    peek, quantity_of)
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
 
@@ -41,7 +41,7 @@ def sent(evm: JsonRpcClient, block_with_transactions: int) -> Sent:
               and (nonce := _hex(tx.get("nonce"))) is not None]
     # transactions were read from the block only when it is an object
     if not usable or not isinstance(block, dict) or not isinstance(block.get("hash"), str):
-        pytest.skip(f"block {n} lists no transaction with a sender and a nonce to follow")
+        pytest.skip(for_want_of_data(f"block {n} lists no transaction with a sender and a nonce to follow"))
     tx, nonce = usable[0]
     price = max(_hex(tx.get("gasPrice")) or 0, _hex(block.get("baseFeePerGas")) or 0)
     # A block's fee recipient gains fees in it: its balance says nothing of what it paid.

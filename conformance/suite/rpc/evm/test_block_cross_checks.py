@@ -9,7 +9,8 @@ import pytest
 
 from conformance.checks import check, held
 from conformance.checks.envelope import is_error, result_of
-from conformance.checks.eth import check_full_transactions, eth_call, get_block, head, number, same_block
+from conformance.checks.eth import (check_full_transactions, eth_call, for_want_of_data, get_block, head, number,
+                                    same_block)
 from conformance.clients.jsonrpc import JsonRpcClient
 
 BEYOND = 1_000_000
@@ -84,7 +85,7 @@ def test_parent_hash_is_the_previous_block(evm: JsonRpcClient, block_with_transa
     child, exchange = get_block(evm, "number", hex(child_number), full=False, rule_id="RPC-ETH-004")
     parent, _ = get_block(evm, "number", hex(child_number - 1), full=False, rule_id="RPC-ETH-004")
     if child is None or parent is None:
-        pytest.skip(f"blocks {child_number - 1} and {child_number} are not both served")
+        pytest.skip(for_want_of_data(f"blocks {child_number - 1} and {child_number} are not both served"))
     check(child["parentHash"] == parent["hash"], "RPC-ETH-008", "a block's parentHash is not its parent's hash",
           expected=f"parentHash {parent['hash']} (block {child_number - 1})",
           received=f"parentHash {child['parentHash']}", exchange=exchange)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.checks.eth import check_logs_within, check_range_has_logs, eth_call, get_block, number, peek
+from conformance.checks.eth import (check_logs_within, check_range_has_logs, eth_call, for_want_of_data, get_block,
+                                    number, peek)
 from conformance.clients.jsonrpc import JsonRpcClient
 
 #: Small enough for the block-range limits public nodes set on eth_getLogs.
@@ -47,6 +48,6 @@ def test_a_range_has_every_log_of_its_edge_blocks(evm: JsonRpcClient, block_with
         # Logs a hash filter gives of another block are RPC-ETH-020's deviation: only the block's own are wanted.
         block_logs[n] = [log for log in own or [] if isinstance(log, dict) and log.get("blockHash") == block["hash"]]
     if not any(block_logs.values()):
-        pytest.skip(f"blocks {first} to {last} have no logs")
+        pytest.skip(for_want_of_data(f"blocks {first} to {last} have no logs"))
     logs, exchange = eth_call(evm, "eth_getLogs", [{"fromBlock": hex(first), "toBlock": hex(last)}], "RPC-ETH-019")
     check_range_has_logs(logs, block_logs, first=first, last=last, exchange=exchange)
