@@ -411,7 +411,9 @@ def test_chromium_shows_the_scores_of_a_real_run(real_run: tuple[Path, dict[str,
     scores = real_page[0].one(id="scores")
     for api, data in real_run[1]["apis"].items():
         cells = [cell.text() for cell in scores.one("tr", data_api=api).select("td")]
-        assert cells[0] == f"{data['score']['passed']}/{data['score']['tested']}"
+        score = data["score"]
+        # the score, and beside it how many of the API's required rules it decided: never a whole of a part
+        assert cells[0] == f"{score['passed']}/{score['tested']} ({score['tested']} of {score['required']} decided)"
         assert cells[1] == f"{data['score']['ratio']:.1%}"
 
 
@@ -478,3 +480,9 @@ def test_the_console_check_catches_a_broken_page(tmp_path: Path) -> None:
     target.write_text("<!doctype html><title>broken</title><script>undefinedFunction()</script>", encoding="utf-8")
     _, console = dump(target, tmp_path)
     assert any("Uncaught" in line for line in console), "Chromium's console log is not where the check reads it"
+
+
+def test_an_exchange_number_without_a_har_archive_says_how_to_get_one(real_run: tuple[Path, dict[str, Any]]) -> None:
+    page = (real_run[0] / "report.html").read_text(encoding="utf-8")
+    assert real_run[1]["suite"].get("har") is None and "<dt>Exchange</dt>" in page
+    assert "run again with <code>--har FILE</code>" in page

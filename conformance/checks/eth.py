@@ -23,7 +23,7 @@ BLOCK_MEMBERS = tuple(specs.openrpc("evm")["components"]["schemas"]["Block"]["pr
 
 #: What a skip for want of chain data says: a chain at its genesis block (a fresh dev node) has nothing to read.
 DEV_CHAIN_NEEDS = ("a fresh chain has nothing to read: a useful dev chain has a few blocks with transactions and "
-                   "logs (README: a real node)")
+                   "logs")
 
 
 def for_want_of_data(reason: str) -> str:

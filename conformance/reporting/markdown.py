@@ -75,7 +75,8 @@ def render(report: dict[str, Any]) -> str:
             score = data["score"]
             ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "—"
             ops = data["coverage"]["operations"]
-            lines.append(f"| {api} | {ratio} ({score['passed']}/{score['tested']}) | "
+            decided = f", {score['tested']} of {score['required']} decided" if "required" in score else ""
+            lines.append(f"| {api} | {ratio} ({score['passed']}/{score['tested']}{decided}) | "
                          + " | ".join(str(data["statuses"].get(s, 0)) for s in API_STATUSES)
                          + f" | {ops['exercised']}/{ops['total']} |")
         lines.append("")

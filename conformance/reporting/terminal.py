@@ -1,6 +1,7 @@
 """The terminal while a run goes: one progress line, and a short table at the end."""
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -11,7 +12,12 @@ from conformance.reporting.outcomes import category
 
 
 class ProgressLine:
-    """Replaces pytest's dots with one line that counts tests, failures and time (rewritten in place on a TTY)."""
+    """Replaces pytest's dots with a progress line: tests done of all, failures, errors, requests sent and the
+    slowest operation so far; every two seconds on a terminal (rewritten in place), every fifteen elsewhere (a CI
+    log), whether or not a test ended meanwhile."""
+
+    EVERY_ON_A_TTY = 2.0
+    EVERY_IN_A_LOG = 15.0
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -20,8 +26,10 @@ class ProgressLine:
         self.failed = 0
         self.errors = 0
         self.started = time.monotonic()
-        self._last_print = 0.0
         self._width = 0
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._writing = threading.Lock()
 
     @property
     def _writer(self) -> Any:
@@ -45,6 +53,10 @@ class ProgressLine:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.total = len(session.items)
+        if self._ticker is None and self.total:
+            self._show()
+            self._ticker = threading.Thread(target=self._tick, name="conformance-progress", daemon=True)
+            self._ticker.start()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -53,31 +65,59 @@ class ProgressLine:
             self.failed += 1
         elif category(report) == "error":
             self.errors += 1
-        self._show()
+
+    def _tty(self) -> bool:
+        stream = getattr(self._writer, "_file", None)
+        return bool(getattr(stream, "isatty", lambda: False)())
+
+    def _tick(self) -> None:
+        every = self.EVERY_ON_A_TTY if self._tty() else self.EVERY_IN_A_LOG
+        while not self._stop.wait(every):
+            self._show()
+
+    def line(self) -> str:
+        """What the progress line says now."""
+        from conformance.plugin.state import started_state
+
+        run = started_state(self.config)
+        total = self.total or self.done
+        parts = [f"conformance: {self.done}/{total} tests", f"{self.failed} failed", f"{self.errors} errors"]
+        if run is not None and run.http is not None:
+            parts.append(f"{run.http.requests_sent} requests")
+        slowest = _slowest(run.operations.times) if run is not None else None
+        if slowest is not None:
+            parts.append(f"slowest {slowest}")
+        return " · ".join([*parts, f"{time.monotonic() - self.started:.0f}s"])
 
     def _show(self, final: bool = False) -> None:
         writer = self._writer
         if writer is None:
             return
-        now = time.monotonic()
-        tty = writer.isatty() if hasattr(writer, "isatty") else False
-        if not final and (now - self._last_print < (0.2 if tty else 15.0) or not self.total):
-            return
-        self._last_print = now
-        total = self.total or self.done
-        line = (f"conformance: {self.done}/{total} tests · {self.failed} failed · {self.errors} errors · "
-                f"{now - self.started:.0f}s")
-        if tty:
-            writer.write("\r" + line.ljust(self._width))
-            self._width = len(line)
-            if final:
-                writer.write("\n")
-        else:
-            writer.line(line)
-        writer.flush()
+        with self._writing:
+            line = self.line()
+            if self._tty():
+                writer.write("\r" + line.ljust(self._width))
+                self._width = len(line)
+                if final:
+                    writer.write("\n")
+            else:
+                writer.line(line)
+            writer.flush()
 
     def pytest_sessionfinish(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout=5)
         self._show(final=True)
+
+
+def _slowest(times: dict[str, list[float]]) -> str | None:
+    """The operation whose slowest answer so far took longest, with that time."""
+    longest = max(((max(values), key) for key, values in list(times.items()) if values), default=None)
+    if longest is None:
+        return None
+    ms, key = longest
+    return f"{key.split(' ', 1)[1]} {ms / 1000:.1f}s" if ms >= 1000 else f"{key.split(' ', 1)[1]} {ms:.0f}ms"
 
 
 def end_table(report: dict[str, Any]) -> list[str]:
