@@ -1,15 +1,18 @@
 """Runs the conformance suite in-process against a reference target and reports what each test did."""
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
-import contextlib
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Protocol
 
 import pytest
 
+from conformance.engine import pytest_internals
 from conformance.plugin import rule_ids
 from conformance.reporting.outcomes import Findings
 from conformance.reference import ReferenceServer
@@ -121,15 +124,50 @@ def run_suite(server: Target | None, selection: list[str], *extra: str,
         for name, value in reference_credentials(info).items():
             args += ["--sample", f"{name}={value}"]
     out = io.StringIO()
-    # pytest collects garbage five times over as a session ends: with what this process already holds frozen,
-    # those passes walk only the run's own objects (hundreds of runs make a self-test session).
-    gc.freeze()
-    try:
+    with run_apart():
         with contextlib.redirect_stdout(out):
             code = pytest.main(args + list(extra) + selection, plugins=[recorder])
-    finally:
-        gc.unfreeze()
     return SuiteRun(int(code), recorder.outcomes, out.getvalue())
+
+
+#: Whether a `run_apart` block is open, and how many have closed since the last full collection.
+_APART = {"open": False, "closed": 0}
+#: Blocks between two full collections of the process's garbage.
+FULL_COLLECTION_EVERY = 25
+
+
+@contextlib.contextmanager
+def run_apart() -> Iterator[None]:
+    """Keeps what the block makes (an in-process run of the suite, the reference it is run against) from staying
+    in the process after it: hundreds of runs share one self-test worker.
+
+    What the process holds as the block starts is frozen (`gc.freeze`): the five collections pytest makes as a
+    session ends, and the one made here as the block ends, walk only what the block made. That last one frees the
+    run: its session and config and all they reach (items, fixtures, caches, coverage, the HTTP session) are cycles
+    only the collector frees. Left for later, they would wait in the oldest generation for a full collection, ever
+    rarer as the heap grows, and meanwhile be frozen again by the next run's block: a worker grew past 4 GB so. What
+    still dies frozen (an object made before the block, let go of inside it) is freed by a full collection every
+    `FULL_COLLECTION_EVERY` blocks. Nested blocks are one block. A reference whose faults are swapped (`reset`) is
+    best swapped inside the block of its run, so the app it lets go of is freed with the run."""
+    if _APART["open"]:
+        yield
+        return
+    _APART["open"] = True
+    gc.freeze()
+    try:
+        yield
+    finally:
+        # The root conftest.py is no package's module: pytest imports it afresh for each session, and the copy left
+        # in sys.modules (through its loader, pytest's import hook) holds the session that imported it.
+        sys.modules.pop("conftest", None)
+        # The engine's cache of hook callers holds the plugin manager, that is the whole session, of the last 64.
+        pytest_internals._subset.cache_clear()
+        gc.collect()
+        gc.unfreeze()
+        _APART["open"] = False
+        _APART["closed"] += 1
+        if _APART["closed"] % FULL_COLLECTION_EVERY == 0:
+            gc.collect()
 
 
 @cache

@@ -170,8 +170,8 @@ def _run(report_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
                            "--report-dir", str(report_dir), *args], capture_output=True, text=True, timeout=300)
 
 
-def test_a_run_reports_every_dimension_and_min_coverage_101_fails_the_gate_with_one_line(tmp_path: Path) -> None:
-    done = _run(tmp_path, "--min-coverage", "101")
+def test_a_run_reports_every_dimension_and_min_coverage_100_fails_the_gate_with_one_line(tmp_path: Path) -> None:
+    done = _run(tmp_path, "--min-coverage", "100")
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["summary"]["failed"] == 0 and report["summary"]["exit_code"] == 1

@@ -57,8 +57,9 @@ def test_every_identifier_names_the_answer_it_was_read_from(server: ReferenceSer
         assert identifier.pointer is not None and (identifier.pointer == "" or identifier.pointer.startswith("/"))
     address = found.found["data_p_chain_address"]
     assert address.request is not None
+    # the P-Chain by its well-known ID, as the tests' default requests name it
     assert (address.source, address.request.split("?")[0]) == \
-        ("listTransactions", "GET /v1/networks/mainnet/blockchains/p-chain/transactions")
+        ("listTransactions", "GET /v1/networks/mainnet/blockchains/11111111111111111111111111111111LpoYY/transactions")
 
 
 def test_a_given_sample_wins_and_is_never_overridden(server: ReferenceServer) -> None:

@@ -89,8 +89,9 @@ def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float
     ("trickle-headers", INDEX, f"no status line and headers within {TIMEOUT:g} s"),
     # every answer cut off: sent again for the outage window, then the target is down
     ("cut", INDEX + ("--outage-window", "2"), "cut short (10 of 1000 bytes)"),
-    ("html", DATA, "NotJson"),
-    ("bad-utf8", DATA, "NotJson"),
+    # a target whose every selected API answers a documented read with what is not JSON is not the API at all
+    ("html", DATA, "not JSON"),
+    ("bad-utf8", DATA, "not JSON"),
     ("deep-json", DATA, "nested too deeply to read"),
     ("503-always", INDEX, "answered 503 3 times"),
     ("redirect-loop", INDEX, "a redirect loop"),

@@ -99,6 +99,43 @@ def assert_last_page_has_no_token(data_walk: DataWalk) -> None:
         held("DATA-PAG-004", data_walk.walk.last)
 
 
+def watch(data_walk: DataWalk) -> DataWalk:
+    """What holds of every walk of a list route, whichever test walks it and for whichever of its rules: no page
+    holds more items than the pageSize sent (DATA-PAG-001), and no item or token comes twice (DATA-PAG-006). A walk
+    made to test a filter or a bound is still a walk; a route quick's pagination tests do not reach is still walked
+    by others. Each is independent of the test's own checks: a deviation is recorded and the test goes on."""
+    from conformance.checks import independently
+
+    size = number(data_walk.page_size)
+    if size is not None:
+        for number_, (exchange, items, _) in enumerate(data_walk.pages(), 1):
+            if len(items) > size:
+                with independently():
+                    fail("DATA-PAG-001", f"a {data_walk.operation_id} page holds more items than pageSize",
+                         expected=f"at most {size} items", received=f"{len(items)} items on page {number_}",
+                         exchange=exchange)
+                break
+    if len(data_walk.walk.pages) > 1:
+        with independently():
+            _no_repeats(data_walk)
+    return data_walk
+
+
+def _no_repeats(data_walk: DataWalk) -> None:
+    seen: dict[str, int] = {}
+    for number_, (exchange, items, _) in enumerate(data_walk.pages(), 1):
+        for item in items:
+            key = identity(data_walk.operation_id, item)
+            if key in seen and seen[key] != number_:
+                fail("DATA-PAG-006", f"a {data_walk.operation_id} item appears twice across pages",
+                     expected="each item once", received=f"{key} on page {seen[key]} and on page {number_}",
+                     exchange=exchange)
+            seen.setdefault(key, number_)
+    if data_walk.walk.stopped == pagination.REPEATED_TOKEN:
+        fail("DATA-PAG-006", f"a {data_walk.operation_id} nextPageToken repeats an earlier one",
+             expected="each page once", received="a token already followed", exchange=data_walk.walk.last)
+
+
 def assert_no_repeats(data_walk: DataWalk) -> None:
     """No item appears twice across the walk's pages (DATA-PAG-006)."""
     seen: dict[str, int] = {}

@@ -201,6 +201,42 @@ def assert_same_answer(effect: Declaration, agreed: bool, first: Any, second: An
     verified(effect)
 
 
+def assert_projection_converts(effect: Declaration, pairs: list[tuple[str, Any, Any]], value: Any, *,
+                               default: Any, exchange: Exchange) -> int:
+    """The other half of a projection: the objects it names do change, and all by one factor. Each pair is an
+    object's value at one place of the answer without the parameter (its default) and with `value`: a currency
+    converts every fiat value of an answer at one rate, so a value left in the default currency, or one converted
+    at another rate than the rest, breaks it (charged to the declaration's `converts` rule where the sentence has
+    one of its own). Returns how many pairs were compared."""
+    from decimal import Decimal
+
+    rule = effect.get("converts", effect.rule)
+    found: list[tuple[str, Decimal, Decimal]] = []
+    for pointer, before, after in pairs:
+        old, new = members.number(before), members.number(after)
+        if isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool) \
+                and not isinstance(new, bool) and old != 0:
+            found.append((pointer, Decimal(repr(old) if isinstance(old, float) else old),
+                          Decimal(repr(new) if isinstance(new, float) else new)))
+    if not found:
+        return 0
+    ratios = sorted(new / old for _, old, new in found)
+    rate = ratios[len(ratios) // 2]
+    unconverted = value != default and all(ratio == 1 for ratio in ratios) and len(found) > 1
+    check(not unconverted, rule, f"{effect.subject} with {effect.name}={value!r} answers the values of "
+          f"{effect.name}={default!r} unchanged", expected=f"values in {value!r}, converted from {default!r}",
+          received=f"{len(found)} values equal to the {default!r} ones, e.g. {found[0][0]} = {found[0][2]}",
+          exchange=exchange)
+    apart = [(pointer, old, new) for pointer, old, new in found
+             if abs(new - rate * old) > max(Decimal("0.01"), Decimal("0.001") * abs(rate * old))]
+    check(not apart, rule, f"{effect.subject} with {effect.name}={value!r} converts its values at more than "
+          f"one rate", expected=f"every value {rate:.6g} times its {default!r} value (as most are)",
+          received="; ".join(f"{p}: {old} -> {new} ({new / old:.6g} times)" for p, old, new in apart[:4]),
+          exchange=exchange)
+    verified(effect, "converted")
+    return len(found)
+
+
 def assert_superset(effect: Declaration, more: list[Any], fewer: list[Any], *, exchange: Exchange,
                     values: tuple[Any, Any]) -> None:
     """Every item of the smaller answer is in the larger one."""

@@ -9,10 +9,13 @@ plain equality, so a real difference is never excused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from collections.abc import Callable, Sequence
 
 from conformance.clients.http import Exchange
+
+#: What a request gives back: an exchange, or a walk of several pages read as one answer.
+Read = TypeVar("Read")
 
 def held_between(before: Any, middle: Any, after: Any, *, timeline: bool = False) -> bool:
     """Whether `middle` is what an answer held at some moment between its reads `before` and `after`.
@@ -39,12 +42,12 @@ class Agreement:
     agreed: bool
     first: Any
     second: Any
-    exchange: Exchange | None
+    exchange: Exchange | None   # the second request's last answer (a walk's, as its reader hands it back)
 
 
-def agree_while_live(send_first: Callable[[], Exchange], send_second: Callable[[], Exchange],
-                     value: Callable[[Exchange], Any], *,
-                     earlier: tuple[Exchange | None, Exchange | None] = (None, None), timeline: bool = False,
+def agree_while_live(send_first: Callable[[], Read], send_second: Callable[[], Read],
+                     value: Callable[[Read], Any], *,
+                     earlier: tuple[Read | None, Read | None] = (None, None), timeline: bool = False,
                      rounds: int = 3) -> Agreement:
     """Sends the second request between two sends of the first, until the `value` of the second answer is held
     between the values of the first's two answers.
@@ -55,18 +58,27 @@ def agree_while_live(send_first: Callable[[], Exchange], send_second: Callable[[
     earlier_first, earlier_second = earlier
     first = value(earlier_first if earlier_first is not None else send_first())
     if earlier_second is not None and value(earlier_second) == first:
-        return Agreement(True, first, first, earlier_second)
-    exchange, second = None, None
+        return Agreement(True, first, first, _exchange(earlier_second))
+    exchange: Any = None
+    second = None
     for _ in range(rounds):
         exchange = send_second()
         second = value(exchange)
         if second == first:
-            return Agreement(True, first, second, exchange)
+            return Agreement(True, first, second, _exchange(exchange))
         again = value(send_first())
         if held_between(first, second, again, timeline=timeline):
-            return Agreement(True, again, second, exchange)
+            return Agreement(True, again, second, _exchange(exchange))
         first = again
-    return Agreement(False, first, second, exchange)
+    return Agreement(False, first, second, _exchange(exchange))
+
+
+def _exchange(read: Any) -> Exchange | None:
+    """The exchange that stands for a read: itself, or the first page of a walk."""
+    if read is None or isinstance(read, Exchange):
+        return read
+    exchanges = getattr(getattr(read, "walk", None), "exchanges", None)
+    return exchanges[0] if exchanges else None
 
 
 def _sequences(*values: Any) -> bool:

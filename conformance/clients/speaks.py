@@ -4,13 +4,10 @@ such a run would send thousands of requests to learn only that, and pass the rul
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import Any
 
-import requests
-
-from conformance.clients.deadline import deadline_session, watching
+from conformance.clients.http import HttpSession, Limits
 from conformance.config import Target
 
 
@@ -20,6 +17,9 @@ class Probe:
     method: str
     url: str
     body: dict[str, Any] | None = None
+    #: Whether an answer that is not the API's says the target is not it: not for a path the probe guessed (the
+    #: C-Chain's, where the run's EVM chain is not known yet), which a node may rightly not serve.
+    decides: bool = True
 
     def what(self) -> str:
         call = f" {self.body['method']}" if self.body else ""
@@ -37,9 +37,11 @@ def probes(target: Target) -> list[Probe]:
     if target.node_url and "admin" in target.apis:
         found.append(Probe("admin", "POST", f"{target.node_url}/ext/admin", rpc("admin.getLoggerLevel", {})))
     if "evm" in target.apis and (target.evm_rpc_url or target.node_url):
-        # Without a chain, the one discovery asks first: the C-Chain, by the alias document 1's index paths use.
+        # Without the chain, the one discovery asks first, by the alias document 1's index paths use: an answer
+        # there says the node speaks; none says nothing (a node serves only the chains it runs).
         url = target.evm_rpc_url or f"{target.node_url}/ext/bc/{target.evm_chain or 'C'}/rpc"
-        found.append(Probe("evm", "POST", url, rpc("eth_chainId", [])))
+        found.append(Probe("evm", "POST", url, rpc("eth_chainId", []),
+                           decides=bool(target.evm_rpc_url or target.evm_chain)))
     if target.data_url and "data" in target.apis:
         found.append(Probe("data", "GET", f"{target.data_url}/v1/networks/mainnet/blockchains?pageSize=1"))
     if target.metrics_url and "metrics" in target.apis:
@@ -47,45 +49,61 @@ def probes(target: Target) -> list[Probe]:
     return found
 
 
+#: The most of a probe's body read: an answer longer than this may well be JSON, and is left to the run.
+MOST_READ = 65536
+
+
 def answer_of(probe: Probe, target: Target, timeout: float) -> str | None:
-    """None when the probe's answer is JSON of its API (any JSON object for a REST API, whose error bodies are JSON
-    too; a JSON-RPC response object for the node's); else what it answered, in a few words."""
-    headers = {"accept": "application/json"}
-    if probe.body is not None:
-        headers["content-type"] = "application/json"
-    if probe.api == "data" and target.api_key:
-        headers[target.api_key_header] = target.api_key
-    with deadline_session() as session:
-        session.proxies = requests.utils.get_environ_proxies(probe.url)
-        try:
-            with watching(time.monotonic() + timeout):
-                response = session.request(probe.method, probe.url, headers=headers, timeout=(timeout, timeout),
-                                           data=json.dumps(probe.body) if probe.body is not None else None,
-                                           allow_redirects=False)
-                body = response.content[:65536]
-        except requests.exceptions.RequestException as exc:
-            return f"no answer ({type(exc).__name__})"
-    if 300 <= response.status_code < 400:
-        return None   # a redirect the run follows (same origin) or reports: not this probe's to judge
-    kind = response.headers.get("content-type", "no content type").split(";")[0].strip()
+    """What a probe's answer shows the target is not, in a few words; None when it is JSON of its API (any JSON
+    object for a REST API, whose error bodies are JSON too; a JSON-RPC response object for the node's) or when
+    the answer cannot say: no whole answer within the timeout, a redirect, a 429, 502, 503 or 504 (the run waits
+    those out),
+    a body longer than MOST_READ, JSON nested too deeply to read. Only a whole, short answer that is not JSON of
+    the API says the target is not the API. It is sent once, through a session of the run's own kind (its
+    deadline on the whole answer, its cap on the body), which waits nothing out."""
+    secret = {target.api_key_header: target.api_key} if probe.api == "data" and target.api_key else {}
+    limits = Limits(connect_timeout=timeout, read_timeout=timeout, total_timeout=timeout, max_body_bytes=MOST_READ,
+                    retries_on_429=0, retries_on_unavailable=0, max_redirects=0)
+    session = HttpSession(limits, secret_headers=secret)
     try:
-        value = json.loads(body)
+        exchange = session.request(probe.method, probe.url, secret=bool(secret),
+                                   headers={"accept": "application/json",
+                                            **({"content-type": "application/json"} if probe.body else {})},
+                                   body=json.dumps(probe.body).encode() if probe.body is not None else None)
+    except Exception:   # whatever went wrong on the way, the run's own requests meet it and report it
+        return None
+    finally:
+        session.close()
+    status = exchange.status or 0
+    if 300 <= status < 400 or status in (429, 502, 503, 504):
+        return None   # followed or waited out by the run, which reports what comes of it
+    kind = exchange.response_headers.get("content-type", "no content type").split(";")[0].strip()
+    try:
+        value = json.loads(exchange.body)
+    except RecursionError:
+        return None
     except ValueError:
-        excerpt = " ".join(body[:60].decode("utf-8", "replace").split())
-        return f"HTTP {response.status_code} {kind}, not JSON ({excerpt!r})"
+        excerpt = " ".join(exchange.body[:60].decode("utf-8", "replace").split())
+        return f"HTTP {status} {kind}, not JSON ({excerpt!r})"
     if probe.body is None:
-        return None if isinstance(value, dict) else f"HTTP {response.status_code} JSON that is not an object"
+        return None if isinstance(value, dict) else f"HTTP {status} JSON that is not an object"
     if isinstance(value, dict) and value.get("jsonrpc") == "2.0" and ("result" in value or "error" in value):
         return None
-    return f"HTTP {response.status_code} JSON that is not a JSON-RPC response"
+    return f"HTTP {status} JSON that is not a JSON-RPC response"
 
 
 def unspoken(target: Target, timeout: float) -> str | None:
-    """None when some selected API answers its probe as the documents say; else one line saying what each
-    answered. A target that speaks one API and not another is tested: that API's own rules report it."""
+    """None when some selected API answers its probe as the documents say, or no probe can decide; else one line
+    saying what each answered. A target that speaks one API and not another is tested: that API's own rules report
+    it. The validators API is not probed: its path needs the EVM chain, which a run may still have to find."""
     checked = probes(target)
-    answers = [(probe, answer_of(probe, target, timeout)) for probe in checked]
-    if not checked or any(answer is None for _, answer in answers):
-        return None
+    if not any(probe.decides for probe in checked):
+        return None   # only guesses (an EVM chain not found yet) or nothing to ask: the run finds out
+    answers = []
+    for probe in checked:
+        answer = answer_of(probe, target, timeout)
+        if answer is None:
+            return None   # this API answers as one, or cannot say: the run goes on
+        answers.append((probe, answer))
     return "no API of the documents answered: " + "; ".join(f"{probe.what()} answered {answer}"
                                                           for probe, answer in answers)

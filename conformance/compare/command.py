@@ -126,7 +126,7 @@ class Endpoint:
                      for api, url in (("data", opened.data_url), ("metrics", opened.metrics_url)) if url}
         # The identifiers not given are found as a run finds them: one bounded crawl of this endpoint.
         opened.identifiers.bind(lambda: crawl(self.http, target, opened.node_url, opened.data_url, opened.evm_chain,
-                                              opened.samples))
+                                              opened.samples, opened.metrics_url))
 
     def discover(self) -> Discovery | None:
         return self.opened.identifiers.run()

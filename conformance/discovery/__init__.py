@@ -27,7 +27,7 @@ EVM_TOKEN_SLOTS = ("data_evm_address", "data_erc20_contract", "data_erc721_contr
 
 def discover(http: HttpSession, *, apis: tuple[str, ...], node_url: str | None, data_url: str | None,
              evm_rpc_url: str | None = None, evm_chain: str | None = None, given: Mapping[str, str] | None = None,
-             send_key: bool = False, budget: int = BUDGET) -> Discovery:
+             send_key: bool = False, budget: int = BUDGET, metrics_url: str | None = None) -> Discovery:
     """Crawls the target within `budget` requests of `http` and returns what it found; never raises."""
     given = dict(given or {})
     out = Discovery(budget=budget, given=frozenset(given))
@@ -55,12 +55,9 @@ def discover(http: HttpSession, *, apis: tuple[str, ...], node_url: str | None, 
             if node and (out.value("data_evm_chain_id") or given.get("data_evm_chain_id")) == node.chain_id:
                 node.logs(EVM_TOKEN_SLOTS)
         if "metrics" in apis:
-            out.search("evm_chain_id", "eth_chainId of the node's EVM chain and evmChainId of listBlockchains")
-            _copy(out, "data_evm_chain_id", "evm_chain_id")
-            listed = [c for c in chains if c.evm_chain_id]
-            if listed:
-                out.add("evm_chain_id", listed[0].evm_chain_id, "listBlockchains", listed[0].answer.request,
-                        listed[0].at + "/evmChainId")
+            out.search("evm_chain_id", "eth_chainId of the node's EVM chain and evmChainId of listBlockchains, "
+                                       "confirmed by the Metrics API")
+            _metrics_chain(crawl, RestClient(http, metrics_url) if metrics_url else None, out, chains)
     except Exception as exc:  # a defect of discovery must never become a failure of a test: it finds less
         out.notes.append(f"discovery stopped early: {type(exc).__name__}: {exc}")
     for name in [n for n in out.searched if not _wanted(n, apis)]:
@@ -102,6 +99,41 @@ def _confirm_evm_chain(crawl: Crawl, client: RestClient | None, out: Discovery, 
         out.found.pop(name, None)
     out.notes.append(f"listBlockchains names EVM chain {found.value}, whose balances are not served: the node's "
                      f"chain {node_chain} is tested instead")
+
+
+#: EVM chains listBlockchains names that the Metrics API is asked about, at most, before one is taken unconfirmed.
+METRICS_CHAIN_PROBES = 3
+
+
+def _metrics_chain(crawl: Crawl, client: RestClient | None, out: Discovery, chains: list[Any]) -> None:
+    """The EVM chain the Metrics API tests ask about: the Data API's (or the node's) chain, else one listBlockchains
+    names; with the Metrics API at hand, the first of them it serves. An identifier read from one API is confirmed
+    by the API whose tests rely on it: another API's listing, in whatever order it comes, must never make the
+    Metrics API's rules fail on a chain it was never documented to serve."""
+    found = out.found.get("data_evm_chain_id") or out.found.get("evm_chain_id")
+    candidates = ([(found.value, found.source, found.request, found.pointer)] if found else []) + [
+        (c.evm_chain_id, "listBlockchains", c.answer.request, c.at + "/evmChainId") for c in chains if c.evm_chain_id]
+    candidates = list({str(value): (str(value), *rest) for value, *rest in candidates}.values())
+    if not candidates:
+        return
+    if client is not None:
+        asked = 0
+        for value, source, request, pointer in candidates[:METRICS_CHAIN_PROBES]:
+            if crawl.get(client, f"/v2/chains/{value}/metrics/txCount", {"pageSize": 1}) is not None:
+                out.add("evm_chain_id", value, source, request, pointer)
+                return
+            if crawl.spent:
+                break
+            asked += 1
+        if asked:
+            # The Metrics API serves none of them: the tests that need an EVM chain of its own skip, saying what was
+            # asked, rather than fail on a chain the documents never said it serves.
+            asked_about = ", ".join(candidate[0] for candidate in candidates[:asked])
+            out.notes.append(f"the Metrics API serves none of the EVM chains {asked_about} (txCount answered no "
+                             "200 JSON)")
+            return
+    value, source, request, pointer = candidates[0]
+    out.add("evm_chain_id", value, source, request, pointer)
 
 
 def _copy(out: Discovery, source: str, name: str) -> None:

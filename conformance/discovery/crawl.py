@@ -72,6 +72,14 @@ class Crawl:
         query = f"?{urlencode(params)}" if params else ""
         return Answer(operation_id, f"{method} {path}{query}", 200, exchange.json())
 
+    def get(self, client: RestClient, path: str, params: dict[str, Any] | None = None) -> Answer | None:
+        """A GET of any REST API by its path; None unless a 200 JSON answer."""
+        exchange = self._send(lambda: client.get(path, params))
+        if exchange is None or exchange.status != 200 or not exchange.is_json():
+            return None
+        query = f"?{urlencode(params)}" if params else ""
+        return Answer(path, f"GET {path}{query}", 200, exchange.json())
+
     def rpc(self, client: JsonRpcClient, method: str, params: Any) -> Answer | None:
         """A JSON-RPC call; None when nothing answers there (404, not JSON), else the response object (the first of
         an array: a node that wraps single answers still answers)."""

@@ -25,6 +25,15 @@ class DataPart:
     def known(self, name: str) -> str | None:
         return self.given.get(name) or self.out.value(name)
 
+    def chain_path(self, letter: str) -> str:
+        """The P, X or C chain as the crawl names it in a path: as the tests' default requests do (the given
+        blockchain ID, else the network's well-known one, else the alias), so that one object the crawl and a test
+        both read is read through one spelling, and only the spelling rules compare the two."""
+        from conformance.checks.data import well_known_chain_ids
+
+        alias = ALIASES[letter]
+        return self.given.get(f"data_{letter}_chain_id") or well_known_chain_ids(self.network).get(alias) or alias
+
     def _search(self, names: tuple[str, ...], what: str) -> None:
         for name in names:
             if not self.known(name):

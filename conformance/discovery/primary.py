@@ -28,7 +28,7 @@ class PrimaryCrawl(DataPart):
         """Addresses, chain IDs and L1 validation IDs from each primary chain's latest transactions."""
         seen: dict[str, Tally] = {}
         for letter in "pxc":
-            alias = ALIASES[letter]
+            alias = self.chain_path(letter)
             answer = self.crawl.rest(self.client, "listTransactions", {"network": self.network, "blockchainId": alias},
                                      {"pageSize": plain_page_size("listTransactions")})
             status = "no answer" if answer is None else "addresses of its UTXOs"
@@ -83,7 +83,7 @@ class PrimaryCrawl(DataPart):
         params = {"pageSize": 20, **({"sortOrder": "asc"} if letter == "x" else {})}
         for address in candidates:
             answer = self.crawl.rest(self.client, "listUtxos",
-                                     {"network": self.network, "blockchainId": ALIASES[letter]},
+                                     {"network": self.network, "blockchainId": self.chain_path(letter)},
                                      params, {"addresses": address})
             self.out.search(name, f"listUtxos on {ALIASES[letter]} of the addresses its transactions name")
             utxos = list(items(answer.body if answer else None, "utxos"))

@@ -36,7 +36,7 @@ class DiscoveryRun:
         """Gives the endpoints their identifiers, from a crawl made when a test first needs one."""
         def run() -> Discovery:
             self.discovery = crawl(http, target, endpoints.node_url, endpoints.data_url, endpoints.evm_chain,
-                                   endpoints.samples)
+                                   endpoints.samples, endpoints.metrics_url)
             return self.discovery
         endpoints.identifiers.bind(run)
 
@@ -51,9 +51,10 @@ class DiscoveryRun:
 
 
 def crawl(http: HttpSession, target: Target, node_url: str | None, data_url: str | None, evm_chain: str | None,
-          given: dict[str, str]) -> Discovery:
+          given: dict[str, str], metrics_url: str | None = None) -> Discovery:
     return discover(http, apis=target.apis, node_url=node_url, data_url=data_url, evm_rpc_url=target.evm_rpc_url,
-                    evm_chain=evm_chain, given=given, send_key=bool(target.api_key), budget=BUDGET)
+                    evm_chain=evm_chain, given=given, send_key=bool(target.api_key), budget=BUDGET,
+                    metrics_url=metrics_url)
 
 
 def discovery_run(config: pytest.Config) -> DiscoveryRun:

@@ -137,3 +137,54 @@ def without(api: str, schema: Any, answer: Any, components: tuple[str, ...]) -> 
             elif isinstance(parent, dict):
                 parent[parts[-1]] = None
     return out
+
+
+def documented(api: str, schema: Any, value: Any, depth: int = 0) -> Any:
+    """`value` with only the members its schema names, at every depth: what two answers are compared on. A member
+    the documents do not describe (a request ID, a server's timing) says nothing of the request that was sent, and
+    may differ between two answers that agree on everything documented. An object whose schema names no members
+    (a map, a free object) is kept whole."""
+    if depth > MAX_DEPTH or not isinstance(schema, dict):
+        return value
+    names, parts, extra = _members(api, schema)
+    if isinstance(value, dict):
+        if not names:
+            return {key: documented(api, extra, item, depth + 1) for key, item in value.items()} \
+                if extra is not None else value
+        return {key: documented(api, _member_schema(api, parts, key), item, depth + 1)
+                for key, item in value.items() if key in names}
+    if isinstance(value, list):
+        items = _items(api, parts)
+        return [documented(api, items, item, depth + 1) for item in value] if items is not None else value
+    return value
+
+
+def _parts(api: str, schema: Any, depth: int = 0) -> list[dict[str, Any]]:
+    """The schema and every schema it is made of (its $ref, allOf, oneOf, anyOf parts), resolved."""
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        return []
+    if isinstance(schema.get("$ref"), str):
+        return _parts(api, specs.resolve(_document(api), schema), depth + 1)
+    out = [schema]
+    for key in ("allOf", "oneOf", "anyOf"):
+        for part in schema.get(key, []):
+            out += _parts(api, part, depth + 1)
+    return out
+
+
+def _members(api: str, schema: Any) -> tuple[set[str], list[dict[str, Any]], Any]:
+    parts = _parts(api, schema)
+    names = {name for part in parts for name in part.get("properties", {})}
+    extra = next((part["additionalProperties"] for part in parts if isinstance(part.get("additionalProperties"),
+                                                                               dict)), None)
+    return names, parts, extra
+
+
+def _member_schema(api: str, parts: list[dict[str, Any]], name: str) -> Any:
+    found = [part["properties"][name] for part in parts if name in part.get("properties", {})]
+    return found[0] if len(found) == 1 else {"anyOf": found} if found else None
+
+
+def _items(api: str, parts: list[dict[str, Any]]) -> Any:
+    found = [part["items"] for part in parts if isinstance(part.get("items"), dict)]
+    return found[0] if len(found) == 1 else {"anyOf": found} if found else None

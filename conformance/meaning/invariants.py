@@ -4,13 +4,18 @@ that schema in every answer of a run.
 An invariant is a JMESPath expression over the object (`holds`), true when the relation holds; it applies when
 the members it names in `when` are present (not null). Values are compared as the documents write them:
 `num()` reads a decimal or 0x-hex string as a number, `lower()` drops case, and `request('name')` is a parameter
-of the request that brought the answer. Members are read as the documents mean them (`members.canonical`: a decimal or
+of the request that brought the answer. Arithmetic is exact (decimal, never float): `plus(a, b, …)`,
+`minus(a, b)`, `times(a, b, …)`, `over(a, b)`, `scaled(amount, decimals)` (an amount in the smallest unit as whole
+units), and `near(a, b, relative, absolute)` (a within the larger of the two tolerances of b); `now()` is when the
+answer arrived (UNIX seconds, the suite's clock). Any of them given null, or a value that is not a number, gives
+null: it decides nothing. Members are read as the documents mean them (`members.canonical`: a decimal or
 hex text is its number). An expression that cannot be evaluated on an object (a member of another type), or that
 gives null, decides nothing about it: its form is the shape rules'.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from typing import Any
 from collections.abc import Iterator
@@ -22,12 +27,77 @@ from conformance.meaning import members
 from conformance.meaning.declarations import Declaration, of_kind
 
 
+def _exact(value: Any) -> Decimal | None:
+    """A number as an exact decimal (a float by its shortest text, so 0.1 is 0.1); None for anything else."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else None
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value)) if value == value and abs(value) != float("inf") else None
+    found = members.number(value) if isinstance(value, str) else None
+    return _exact(found) if found is not None and not isinstance(found, str) else None
+
+
+def _all_exact(values: tuple[Any, ...]) -> list[Decimal] | None:
+    found = [_exact(value) for value in values]
+    return None if any(value is None for value in found) else [v for v in found if v is not None]
+
+
 class _Functions(functions.Functions):
     """The functions invariants may call beyond JMESPath's own."""
 
-    def __init__(self, request: dict[str, Any]) -> None:
+    def __init__(self, request: dict[str, Any], context: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.request_params = request
+        self.context = context or {}
+
+    @functions.signature({"types": [], "variadic": True})
+    def _func_plus(self, *values: Any) -> Any:
+        found = _all_exact(values)
+        return sum(found, Decimal(0)) if found is not None else None
+
+    @functions.signature({"types": []}, {"types": []})
+    def _func_minus(self, first: Any, second: Any) -> Any:
+        found = _all_exact((first, second))
+        return found[0] - found[1] if found is not None else None
+
+    @functions.signature({"types": [], "variadic": True})
+    def _func_times(self, *values: Any) -> Any:
+        found = _all_exact(values)
+        if found is None:
+            return None
+        product = Decimal(1)
+        for value in found:
+            product *= value
+        return product
+
+    @functions.signature({"types": []}, {"types": []})
+    def _func_over(self, first: Any, second: Any) -> Any:
+        found = _all_exact((first, second))
+        return found[0] / found[1] if found is not None and found[1] != 0 else None
+
+    @functions.signature({"types": []}, {"types": []})
+    def _func_scaled(self, amount: Any, decimals: Any) -> Any:
+        found = _all_exact((amount, decimals))
+        if found is None or found[1] != found[1].to_integral_value() or not 0 <= found[1] <= 255:
+            return None
+        return found[0].scaleb(-int(found[1]))
+
+    @functions.signature({"types": []}, {"types": []}, {"types": []}, {"types": []})
+    def _func_near(self, value: Any, expected: Any, relative: Any, absolute: Any) -> Any:
+        found = _all_exact((value, expected, relative, absolute))
+        if found is None:
+            return None
+        value_, expected_, relative_, absolute_ = found
+        return abs(value_ - expected_) <= max(absolute_, relative_ * abs(expected_))
+
+    @functions.signature()
+    def _func_now(self) -> Any:
+        arrived = self.context.get("now")
+        return _exact(arrived) if arrived is not None else None
 
     @functions.signature({"types": ["string", "number", "null"]})
     def _func_num(self, value: Any) -> Any:
@@ -62,10 +132,13 @@ class Invariant:
     def applies(self, instance: dict[str, Any]) -> bool:
         return all(members.values(instance, path) for path in self.when)
 
-    def holds(self, instance: dict[str, Any], request: dict[str, Any]) -> bool | None:
-        """True or False; None when the expression cannot be evaluated on this object."""
+    def holds(self, instance: dict[str, Any], request: dict[str, Any],
+              context: dict[str, Any] | None = None) -> bool | None:
+        """True or False; None when the expression cannot be evaluated on this object (`context`: what the run
+        knows of the answer beyond it, such as when it arrived)."""
         try:
-            found = self.expression.search(instance, options=jmespath.Options(custom_functions=_Functions(request)))
+            found = self.expression.search(instance, options=jmespath.Options(
+                custom_functions=_Functions(request, context)))
         except (exceptions.JMESPathError, TypeError, ValueError, ArithmeticError):
             return None
         if found is None:
@@ -106,11 +179,11 @@ def by_component(api: str) -> dict[str, tuple[Invariant, ...]]:
 
 
 def judged(api: str, component: str, instance: dict[str, Any], request: dict[str, Any],
-           ) -> Iterator[tuple[Invariant, bool]]:
+           context: dict[str, Any] | None = None) -> Iterator[tuple[Invariant, bool]]:
     """(invariant, whether it holds) of each invariant of `component` that applies to `instance` and decides."""
     for invariant in by_component(api).get(component, ()):
         if not invariant.applies(instance):
             continue
-        verdict = invariant.holds(_read(instance, invariant.when), request)
+        verdict = invariant.holds(_read(instance, invariant.when), request, context)
         if verdict is not None:
             yield invariant, verdict

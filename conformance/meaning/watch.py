@@ -75,8 +75,10 @@ class Watch:
         broken: dict[str, list[str]] = {}
         held: dict[str, Declaration] = {}
         by_rule: dict[str, Declaration] = {}
+        # when the answer arrived, by the suite's clock: what a member that names a moment is compared with
+        context = {"now": answer.exchange.sent_at + answer.exchange.elapsed} if answer.exchange.sent_at else {}
         for component, pointer, instance in found:
-            for invariant, ok in invariants.judged(answer.api, component, instance, answer.params):
+            for invariant, ok in invariants.judged(answer.api, component, instance, answer.params, context):
                 rule = invariant.declaration.rule
                 by_rule[rule] = invariant.declaration
                 if ok:

@@ -19,7 +19,7 @@ import pytest
 
 from conformance import evidence
 from conformance.engine import pytest_internals as internals
-from conformance.errors import SuiteError, Violation
+from conformance.errors import RESPONSE_KEPT, SuiteError, Violation
 from conformance.plugin import state
 from conformance.reporting.outcomes import Findings
 
@@ -41,13 +41,13 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger, *, setup: bool = Fals
     http = run.http
     if not times or http is None or target is None or target.reference or item.get_closest_marker("mutating"):
         return violations
-    again: list[tuple[list[Violation], set[Any]]] = []
+    again: list[tuple[list[Violation], set[Any], dict[Any, list[str]]]] = []
     answers: dict[Any, Counter[str]] = {same_request(v.request): Counter([v.response or ""])
                                         for v in violations if v.request}
     settled: tuple[dict[str, Any], list[Any], dict[Any, Any]] | None = None
     for attempt in range(times):
         http.sleep(FIRST_WAIT * 2 ** attempt)
-        _ask_alone(http, violations, attempt + 1, answers)
+        alone = _ask_alone(http, violations, attempt + 1, answers)
         rerun = evidence.Ledger()
         fixtures: dict[str, Any] = {}
         closers: list[Any] = []
@@ -67,17 +67,17 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger, *, setup: bool = Fals
         for exchange in seen:
             key = same_request((exchange.method, exchange.url, exchange.request_body))
             if key in answers:
-                answers[key][f"HTTP {exchange.status}: {exchange.text(2000)}"] += 1
+                answers[key][f"HTTP {exchange.status}: {exchange.text(RESPONSE_KEPT)}"] += 1
         resent = {same_request((exchange.method, exchange.url, exchange.request_body)) for exchange in seen}
-        again.append((rerun.violations, resent))
-        if not all(_shown_again(violation, rerun.violations, resent) for violation in violations):
+        again.append((rerun.violations, resent, alone))
+        if not all(_shown_again(violation, rerun.violations, resent, alone) for violation in violations):
             settled = (fixtures, closers, read)
             break   # one run that holds settles it
         internals.close(closers)
     if not again:
         return violations   # no run again could say: what the first one said stands
     steady = [violation for violation in violations
-              if all(_shown_again(violation, broken, resent) for broken, resent in again)]
+              if all(_shown_again(violation, broken, resent, alone) for broken, resent, alone in again)]
     flaky = [violation for violation in violations if violation not in steady]
     if flaky:
         _record(item, ledger, flaky, answers, runs=1 + len(again))
@@ -92,7 +92,8 @@ def reproduced(item: pytest.Item, ledger: evidence.Ledger, *, setup: bool = Fals
     return steady
 
 
-def _ask_alone(http: Any, violations: list[Violation], times: int, answers: dict[Any, Counter[str]]) -> None:
+def _ask_alone(http: Any, violations: list[Violation], times: int,
+               answers: dict[Any, Counter[str]]) -> dict[Any, list[str]]:
     """Each failing request asked again on its own, `times` times, before the test runs again: what it answers
     alone is kept with the other answers it got, and the run again then no longer sends its requests in the same
     places of the target's sequence (a node answering every n-th request oddly would otherwise be met by the very
@@ -106,10 +107,14 @@ def _ask_alone(http: Any, violations: list[Violation], times: int, answers: dict
                                  headers={"content-type": "application/json"} if body else None)
                 except SuiteError:
                     break
+    alone: dict[Any, list[str]] = {}
     for exchange in seen:
         key = same_request((exchange.method, exchange.url, exchange.request_body))
         if key in answers:
-            answers[key][f"HTTP {exchange.status}: {exchange.text(2000)}"] += 1
+            answer = f"HTTP {exchange.status}: {exchange.text(RESPONSE_KEPT)}"
+            answers[key][answer] += 1
+            alone.setdefault(key, []).append(answer)
+    return alone
 
 
 def _run_with(item: pytest.Item, fixtures: dict[str, Any]) -> None:
@@ -122,12 +127,18 @@ def _run_with(item: pytest.Item, fixtures: dict[str, Any]) -> None:
         item.funcargs = original   # type: ignore[attr-defined]
 
 
-def _shown_again(violation: Violation, broken: list[Violation], resent: set[Any]) -> bool:
+def _shown_again(violation: Violation, broken: list[Violation], resent: set[Any],
+                 alone: dict[Any, list[str]] | None = None) -> bool:
     """The same rule broken again, by the same request when the rerun sent it again: a property test's rerun that
     meets another odd answer, on another of its requests, does not reproduce the first. A request that is not sent
-    again as it was (a time window that moved, a page token of a chain that grew) leaves the rule to decide."""
+    again as it was (a time window that moved, a page token of a chain that grew, a case drawn anew) leaves the
+    rule to decide, once the request asked again alone got the very answer that broke it: an answer it did not
+    get again was a one-off."""
     request = same_request(violation.request) if violation.request else None
     if request is None or request not in resent:
+        asked = (alone or {}).get(request, []) if request is not None else []
+        if asked and violation.response is not None and any(answer != violation.response for answer in asked):
+            return False
         return any(again.rule.id == violation.rule.id for again in broken)
     return any(again.rule.id == violation.rule.id and same_request(again.request) == request for again in broken)
 

@@ -106,15 +106,29 @@ class ReferenceServer:
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, seed: int = 0,
                  faults: Iterable[str | Fault] = (), advance_every: float | None = None) -> None:
+        self.seed = seed
         self.world = World(seed)
         self.app = ReferenceApp(self.world, [fault_named(f) if isinstance(f, str) else f for f in faults])
         self.advance_every = advance_every
-        self._server = create_server(self.app, host=host, port=port, threads=8, ident="conformance-reference",
+        # Each request is served by the app of the moment (`reset` puts another in its place).
+        self._server = create_server(self._answer, host=host, port=port, threads=8, ident="conformance-reference",
                                      channel_timeout=30, connection_limit=200, expose_tracebacks=False)
         self.host = host
         self.port = int(self._server.effective_port)
         self._stopped = threading.Event()
         self._threads: list[threading.Thread] = []
+
+    def _answer(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        return self.app(environ, start_response)
+
+    def reset(self, faults: Iterable[str | Fault] = ()) -> ReferenceServer:
+        """Serves a fresh world of the same seed through `faults` from the next request on, on the same port: one
+        server for many runs, each against a target of its own (nothing the previous app was asked or changed
+        stays). A request already being answered finishes with the app it started with."""
+        world = World(self.seed)
+        self.world, self.app = world, ReferenceApp(world, [fault_named(f) if isinstance(f, str) else f
+                                                           for f in faults])
+        return self
 
     @property
     def url(self) -> str:

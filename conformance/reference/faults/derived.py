@@ -15,6 +15,8 @@ from __future__ import annotations
 import copy
 import datetime
 import re
+import time
+import zlib
 from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from functools import cache
@@ -45,6 +47,9 @@ UNSEEN = {
                   "parameter that names the object asked for (echo, selector)",
     "charged elsewhere": "a disagreement between any two requests that can show one object is charged to another "
                          "rule, by what differs between them (scope, by_difference, rules, witness)",
+    "every member read": "every documented member outside what the projection changes is read by a relation of "
+                         "the answer's objects: a change there breaks that relation's sentence too, and a member the "
+                         "documents do not describe may differ between any two answers",
 }
 #: Relation kinds that compare objects across answers.
 COMPARED = ("identity", "chronology")
@@ -423,7 +428,7 @@ def related(api: str) -> frozenset[str]:
 
 
 def leak(op: Operation, answer: Any, sent: tuple[str, Any], spared: tuple[str, ...] = (),
-         spared_members: tuple[str, ...] = ()) -> Any:
+         spared_members: tuple[str, ...] = (), rule: str | None = None) -> Any:
     """The answer with one member changed outside the objects of `spared` and the members `spared_members`, and
     that no relation of an object it lies in reads (so that only the declaration at hand is broken); where every
     member is read by one, the parameter sent (name, value) echoed as a member of its own; a bare value changed."""
@@ -436,7 +441,7 @@ def leak(op: Operation, answer: Any, sent: tuple[str, Any], spared: tuple[str, .
     for pointer, container, key, value in leaves(answer):
         if key == op.next_token or any(pointer == s or pointer.startswith(s.rstrip("/") + "/") for s in skipped):
             continue
-        if all(_free(op.api, component, pointer[len(at) + 1:].split("/")[0])
+        if all(_free(op.api, component, pointer[len(at) + 1:].split("/")[0], (sent[0], rule))
                for at, component in holders if pointer.startswith(at + "/")):
             container[key] = perturbed(value)
             return answer
@@ -445,13 +450,18 @@ def leak(op: Operation, answer: Any, sent: tuple[str, Any], spared: tuple[str, .
     return answer
 
 
-def _free(api: str, component: str, member: str) -> bool:
-    """Whether no invariant, identity or chronology of `component` reads its member `member`."""
+def _free(api: str, component: str, member: str, charged: tuple[str, str | None] = ("", None)) -> bool:
+    """Whether no invariant, identity or chronology of `component` reads its member `member`; an identity that
+    charges a disagreement between two requests differing in the parameter `charged` names to the rule it names
+    (`by_difference`) does not count: a change there breaks that rule alone."""
     for invariant in invariants.by_component(api).get(component, ()):
         if any(path.split(".")[0].removesuffix("[]") == member for path in invariant.when):
             return False
+    name, rule = charged
     for identity in identities.by_component(api).get(component, ()):
         declared = identity.declaration
+        if rule is not None and (declared.get("by_difference") or {}).get(name) == rule:
+            continue
         keys = {path.split(".")[0] for path in members.paths_of(declared.get("key"))}
         compared = declared.get("members")
         if member in keys or (member in {path.split(".")[0] for path in compared} if compared is not None
@@ -538,7 +548,23 @@ class FilterLetThrough(Derived):
         extra = self.excluded(op, call, proceed, value, page)
         if not extra:
             return reply
-        return op.rewrite(reply, lambda changed: with_items(changed, path, [*items_at(changed, path), *extra]))
+        if page:
+            # one excluded item a page, another on each page where there are several (a filter dropped from the
+            # next pages shows other items on each, never one twice), in place of the page's last item when the
+            # page is full: the page still holds no more than its pageSize
+            token = op.sent(call, op.token) if op.token else None
+            at = zlib.crc32(text(token or "").encode()) % len(extra)
+            extra = extra[at:at + 1]
+        size = members.number(op.sent(call, op.size)) if op.size else None
+        limit = int(size) if isinstance(size, (int, float)) and size >= 1 else None
+
+        def let_through(changed: Any) -> Any:
+            items = items_at(changed, path)
+            if limit is None:
+                return with_items(changed, path, [*items, *extra])
+            let = extra[:limit]
+            return with_items(changed, path, [*items[:max(0, limit - len(let))], *let])
+        return op.rewrite(reply, let_through)
 
     def excluded(self, op: Operation, call: Any, proceed: Proceed, value: Any, page: list[Any]) -> list[Any]:
         effect = self.declaration
@@ -557,7 +583,7 @@ class FilterLetThrough(Derived):
                 continue
             found = [copy.deepcopy(item) for item in items_at(op.answer(proceed(probe)), path) if out(item)]
             if found:
-                return found if not page else found[:1]
+                return found
         for item in page[:1]:
             made = made_excluded(effect, op, item, wanted, normalise)
             if out(made):
@@ -852,7 +878,7 @@ class ProjectionLeaks(Derived):
         if value is None or op.answer(reply) is None or not other:
             return reply
         return op.rewrite(reply, lambda changed: leak(op, changed, (effect.name, value), tuple(members.paths_of(
-            effect.get("components"))), tuple(members.paths_of(effect.get("members")))))
+            effect.get("components"))), tuple(members.paths_of(effect.get("members"))), effect.rule))
 
 
 class SwitchDropsItems(Derived):
@@ -913,9 +939,13 @@ class InvariantBroken(Relation):
     def breaking(self, instance: dict[str, Any], request: dict[str, Any]) -> None:
         effect = self.declaration
 
+        # read as the run's watch reads them, so that the fault breaks what the watch judges: at about the time the
+        # answer will arrive, for an invariant that reads the clock
+        context = {"now": time.time()}
+
         def verdicts() -> dict[int, bool]:
-            # read as the run's watch reads them, so that the fault breaks what the watch judges
-            return {id(i.declaration): ok for i, ok in invariants.judged(effect.api, effect.subject, instance, request)}
+            return {id(i.declaration): ok
+                    for i, ok in invariants.judged(effect.api, effect.subject, instance, request, context)}
         before = verdicts()
         if before.get(id(effect)) is not True:
             return
@@ -1041,7 +1071,27 @@ def not_derivable(declaration: Declaration) -> str | None:
     if declaration.kind == "identity" and (declaration.get("witness") or not any(
             _charged_here(declaration, op) for op in showing)):
         return UNSEEN["charged elsewhere"]
+    if declaration.kind == "projection" and not _leaks_somewhere(declaration):
+        return UNSEEN["every member read"]
     return None
+
+
+def _leaks_somewhere(declaration: Declaration) -> bool:
+    """Whether an answer of a projection's operation has a documented member outside what the projection changes
+    that no relation reads: where the fault can change something the projection must leave alone."""
+    op = operations(declaration.api)[declaration.subject]
+    roots = [name for path, name in op.plan() if path == ()]
+    if not roots:
+        return True   # a bare value or an unnamed object: the leak changes it, read by no relation
+    spared = set(members.paths_of(declaration.get("members"))) | set(declaration.get("components") or ())
+    for root in roots:
+        schema = specs.resolve(_document(declaration.api), {"$ref": f"#/components/schemas/{root}"})
+        names = {name for part in [schema, *schema.get("allOf", [])] for name in
+                 specs.resolve(_document(declaration.api), part).get("properties", {})}
+        if any(name not in spared and _free(declaration.api, root, name, (declaration.name, declaration.rule))
+               for name in names):
+            return True
+    return False
 
 
 def _may_share(api: str, first: dict[str, Any], second: dict[str, Any]) -> bool:
@@ -1106,6 +1156,16 @@ def collateral(declaration: Declaration) -> tuple[str, ...]:
         # one object answered two ways breaks the sentence of whatever relates the two answers it is seen in
         related = [*(declaration.get("rules") or {}).values(), *(declaration.get("by_difference") or {}).values()]
         return tuple(rule for rule in dict.fromkeys(str(r) for r in related) if rule != declaration.rule)
+    if declaration.kind == "projection":
+        # a member changed outside the projection is one the objects' identities compare: another method's answer
+        # showing the same object breaks the identity's sentence too (two requests that differ only in the
+        # parameter are the projection's alone, by_difference)
+        op = operations(declaration.api)[declaration.subject]
+        roots = {name for path, name in op.plan() if path == ()}
+        return tuple(dict.fromkeys(
+            identity.declaration.rule for root in roots for identity in identities.by_component(declaration.api)
+            .get(root, ()) if (identity.declaration.get("by_difference") or {}).get(declaration.name) ==
+            declaration.rule and identity.declaration.rule != declaration.rule))
     if declaration.kind != "echo":
         return ()
     op = operations(declaration.api)[declaration.subject]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 import pytest
 
 from conformance import pagination
-from conformance.checks import data as checks
+from conformance.checks import data as checks, data_pages as pages
 from conformance.checks.data_pages import DataWalk
 from conformance.clients.http import Exchange
 from conformance.clients.rest import RestClient
@@ -123,9 +123,12 @@ class DataApi:
         return chain
 
     def chain(self, letter: str) -> str:
-        """The blockchain ID of the P, X or C chain when given, else its alias (a discovered ID is not used here:
-        the routes' default requests name chains by the documented aliases)."""
-        return self.endpoints.identifiers.given.get(SAMPLES[f"{letter}_chain_id"]) or ALIASES[letter]
+        """The P, X or C chain as the routes' default requests name it: by its blockchain ID (given, else the
+        network's well-known one the spec holds), else by its alias. The ID is the name the documents give first;
+        the alias is another spelling of it, which the spelling rules compare with the ID: a route that refused the
+        alias would otherwise fail every rule of its own instead of the one sentence it breaks."""
+        given = self.endpoints.identifiers.given.get(SAMPLES[f"{letter}_chain_id"])
+        return given or checks.well_known_chain_ids(self.network).get(ALIASES[letter]) or ALIASES[letter]
 
     def chain_id(self, letter: str) -> str:
         """The blockchain ID of the P, X or C chain: given, else the network's well-known ID the spec holds, else
@@ -244,7 +247,7 @@ class DataApi:
         method = checks.operation(operation_id).method
         walked = pagination.walk_pages(self.rest, route, query, budget=budget or self.budget,
                                        method=method, json_body=json_body)
-        return DataWalk(operation_id, query.get("pageSize"), walked)
+        return pages.watch(DataWalk(operation_id, query.get("pageSize"), walked))
 
     def filtered(self, operation_id: str, params: Mapping[str, Any], *, body: Any = _DEFAULT,
                  **path: str) -> DataWalk:
@@ -255,8 +258,8 @@ class DataApi:
         key = json.dumps(["walk", operation_id, route, sorted((k, str(v)) for k, v in sent.items()), json_body,
                           self.budget], default=str)
         method = checks.operation(operation_id).method
-        return self._once(lambda: DataWalk(operation_id, sent.get("pageSize"), pagination.walk_pages(
-            self.rest, route, sent, budget=self.budget, method=method, json_body=json_body)), self.rest.base_url, key)
+        return self._once(lambda: pages.watch(DataWalk(operation_id, sent.get("pageSize"), pagination.walk_pages(
+            self.rest, route, sent, budget=self.budget, method=method, json_body=json_body))), self.rest.base_url, key)
 
 
 @pytest.fixture(scope="session")

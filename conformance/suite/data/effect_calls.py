@@ -246,23 +246,27 @@ class EffectCalls:
         return lambda item: (v := members.number(members.first(item, effect.get("member")))) is not None and \
             covered(v) or walk.ended
 
-    def alone(self, effect: Declaration) -> tuple[DataWalk, list[Any], dict[str, Any], Any,
-                                                 Callable[[Any], bool]] | None:
-        """(the walk of the bound sent alone, the items of the route without it, the query, the bound, the values the
-        walk covered): the bound on the fifth item of the route's own list, so that what lies within it on the
-        route's first page is a few items."""
+    def alone(self, effect: Declaration) -> list[tuple[DataWalk, list[Any], dict[str, Any], Any,
+                                                      Callable[[Any], bool]]]:
+        """For each place the bound is tried at, sent alone: (its walk, the items of the route without it, the query,
+        the bound, the values the walk covered). On the fifth item of the route's own list, so that what lies within
+        it on the route's first page is a few items; and on the item of that list farthest from the end left open,
+        so that everything the route lists lies within it: an end that is not left open but closed some way off
+        (a window of a few blocks, a day) cuts off what a bound near the open end never reaches."""
         base = self.base(effect)
         found = [v for item in base.items if (v := members.number(members.first(item, effect.get("member"))))
                  is not None]
         if len(found) < 6:
-            return None
-        at = found[4]
-        sent = {effect.name: self._typed(effect.name, effect, at)}
-        walk = self.walk(effect, sent)
-        covered = self.covered(effect, walk)
-        if covered is None:
-            return None
-        return walk, base.items, sent, at, covered
+            return []
+        farthest = min(found) if effect.get("side") == "lower" else max(found)
+        tried = []
+        for at in dict.fromkeys((found[4], farthest)):
+            sent = {effect.name: self._typed(effect.name, effect, at)}
+            walk = self.walk(effect, sent)
+            covered = self.covered(effect, walk)
+            if covered is not None:
+                tried.append((walk, base.items, sent, at, covered))
+        return tried
 
     def median(self, effect: Declaration) -> Any:
         """The middle value of the member on the first page of the route's own list (no `near` order): a bound
@@ -298,6 +302,7 @@ class EffectCalls:
             body = checks.answered(exchange)
             if body is None:
                 return ("status", exchange.status)
+            body = instances.documented(API, operation.response_schema, body)
             if components:
                 body = instances.without(API, operation.response_schema, body, components)
             if operation.list_member and not components and effect.get("compare") != "body":
@@ -305,9 +310,42 @@ class EffectCalls:
             if isinstance(body, dict):   # a page token is bound to the query that made it
                 body = {name: member for name, member in body.items() if name != "nextPageToken"}
             return respelled(members.canonical(body), canon)
-        return live.agree_while_live(lambda: self.send(effect, first), lambda: self.send(effect, second), value,
-                                     timeline=operation.list_member is not None and not components
-                                     and effect.get("compare") != "body")
+        if operation.list_member and not components and effect.get("compare") != "body":
+            return self._walks_agree(effect, first, second)
+        return live.agree_while_live(lambda: self.send(effect, first), lambda: self.send(effect, second), value)
+
+    def _walks_agree(self, effect: Declaration, first: dict[str, Any], second: dict[str, Any]) -> live.Agreement:
+        """Two requests of a list route compared on every page of their walks, not on the first page alone: a
+        default honoured on the first page and lost on the next is lost. Items in order where the route's order is
+        documented (it takes sortOrder); else the whole list as a set, read at a page size that holds all of it
+        when it can: two first pages of a longer list in no documented order may rightly hold other items, so
+        there only how full their pages are is compared."""
+        operation = checks.operation(effect.subject)
+        ordered = "sortOrder" in operation.parameters
+        size = {} if ordered or "pageSize" not in operation.parameters else \
+            {"pageSize": checks.plain_page_size(effect.subject)}
+
+        def sender(params: dict[str, Any]) -> Callable[[], Any]:
+            def send() -> DataWalk:
+                query, path, body = self._place(effect, {**size, **params})
+                return self.data.walk(effect.subject, query, body=body, **path) if body is not None \
+                    else self.data.walk(effect.subject, query, **path)
+            return send
+
+        def value(walk: DataWalk) -> Any:
+            first_page = walk.walk.exchanges[0]
+            checks.unavailable(first_page)
+            if not walk.walk.pages:
+                return ("status", first_page.status)
+            items = [checks.identity(effect.subject, item) for item in walk.items]
+            if ordered:
+                return items
+            if not walk.ended:
+                # Longer than the walk, in no documented order: two walks may rightly hold other items, but each
+                # page of either is as full as the other's (an empty answer to one spelling is not excused).
+                return ("pages of a longer list", [len(items) for _, items, _ in walk.pages()])
+            return sorted(items)
+        return live.agree_while_live(sender(first), sender(second), value, timeline=ordered)
 
     def spellings(self, effect: Declaration) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """The two requests of each pair of spellings to compare, on the route's own identifiers."""
@@ -370,6 +408,23 @@ class EffectCalls:
             table = self.table(effect)
             return lambda value: case(table.canonical(value))
         return case
+
+    def projected_pairs(self, effect: Declaration, value: Any) -> tuple[Exchange, list[tuple[str, Any, Any]]]:
+        """(the answer with `value`, [(where, the member the projection changes without it, and with it)]): each
+        object of the declared components at one place of both first pages, the value each names (a Price's
+        value). A balance's value is left out: it moves with a live balance between the two requests."""
+        operation = checks.operation(effect.subject)
+        components = tuple(effect.get("components", ()))
+        before, after = self.send(effect, {}), self.send(effect, {effect.name: value})
+        bodies = [checks.answered(exchange) for exchange in (before, after)]
+        if any(body is None for body in bodies):
+            return after, []
+        found = [{pointer: instance for _, pointer, instance in
+                  instances.instances(API, operation.response_schema, body, components)} for body in bodies]
+        pairs = [(pointer, found[0][pointer].get("value"), instance.get("value"))
+                 for pointer, instance in found[1].items()
+                 if pointer in found[0] and not pointer.endswith("/balanceValue")]
+        return after, pairs
 
     def projection_value(self, effect: Declaration) -> Any:
         schema = checks.operation(effect.subject).schema_of(effect.name)

@@ -111,11 +111,10 @@ def test_a_bound_placed_on_an_item_s_own_value(calls: EffectCalls, effect: Decla
         sent = {effect.name: calls.typed(effect, effect.name, median)}
         with independently():
             effects.assert_bound_on_every_page(effect, walk_pages(calls.walk(effect, sent)), median, sent)
-    alone = calls.alone(effect) if effect.get("alone") else None
-    if alone is not None:
-        walk, base, sent, bound, covered = alone
-        effects.assert_alone_keeps_everything_within(effect, walk_pages(walk), base, calls.key(effect), covered,
-                                                     bound=bound, sent=sent)
+    for walk, base, sent, bound, covered in calls.alone(effect) if effect.get("alone") else []:
+        with independently():
+            effects.assert_alone_keeps_everything_within(effect, walk_pages(walk), base, calls.key(effect), covered,
+                                                         bound=bound, sent=sent)
 
 
 # Defaults and spellings -------------------------------------------------------------------------------------------
@@ -170,9 +169,14 @@ def test_a_projection_changes_only_its_members_on_every_page(calls: EffectCalls,
     on every page."""
     value = calls.projection_value(effect)
     outcome = calls.agree(effect, {}, {effect.name: value}, project=True)
-    effects.assert_same_answer(effect, outcome.agreed, outcome.first, outcome.second,
-                               what=f"{effect.name} omitted and {effect.name}={value!r}, outside "
-                                    f"{', '.join(effect.get('components'))},", exchange=outcome.exchange)
+    with independently():
+        effects.assert_same_answer(effect, outcome.agreed, outcome.first, outcome.second,
+                                   what=f"{effect.name} omitted and {effect.name}={value!r}, outside "
+                                        f"{', '.join(effect.get('components'))},", exchange=outcome.exchange)
+    if outcome.agreed:   # what lies outside is one answer: the objects it names are compared place by place
+        exchange, pairs = calls.projected_pairs(effect, value)
+        default = checks.operation(effect.subject).schema_of(effect.name).get("default")
+        effects.assert_projection_converts(effect, pairs, value, default=default, exchange=exchange)
 
 
 @pytest.mark.parametrize("effect", cases("switch"))

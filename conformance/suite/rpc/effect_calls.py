@@ -11,7 +11,7 @@ from conformance import specs
 from conformance.checks.envelope import is_error
 from conformance.clients.http import Exchange
 from conformance.clients.jsonrpc import JsonRpcClient
-from conformance.meaning import members
+from conformance.meaning import instances, members
 from conformance.meaning.declarations import Declaration
 
 #: Values of a filter or an echo tried beyond the first, in exhaustive profiles.
@@ -115,12 +115,20 @@ def filler(schema: dict[str, Any]) -> Any:
     return None
 
 
-def equal_results(normalise: Callable[[Any], Any]) -> Callable[[Exchange], Any]:
+def equal_results(normalise: Callable[[Any], Any], effect: Declaration | None = None) -> Callable[[Exchange], Any]:
+    """What two answers of a method are compared on: the error code of an error, else the result normalised, with
+    only the members its documented schema names when `effect` says which method it is (see
+    instances.documented)."""
+    schema = specs.rpc_method(effect.api, effect.subject).get("result", {}).get("schema") if effect else None
+
     def value(exchange: Exchange) -> Any:
         body = exchange.json() if exchange.is_json() else None
         if not isinstance(body, dict):
             return ("not JSON-RPC", exchange.status)
         if "error" in body:
             return ("error", (body["error"] or {}).get("code") if isinstance(body["error"], dict) else None)
-        return normalise(body.get("result"))
+        result = body.get("result")
+        if effect is not None and schema is not None:
+            result = instances.documented(effect.api, schema, result)
+        return normalise(result)
     return value

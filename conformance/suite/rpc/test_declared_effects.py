@@ -107,7 +107,7 @@ def test_an_omitted_parameter_answers_as_its_default(endpoints_of: Callable[[Dec
                 pytest.skip("the latest block's timestamp cannot be read")
         sent = {effect.name: value}
         outcome = live.agree_while_live(_sender(calls, effect, sent), _sender(calls, effect, {}),
-                                        equal_results(_comparable(effect)))
+                                        equal_results(_comparable(effect), effect))
         effects.assert_same_answer(effect, outcome.agreed, outcome.first, outcome.second,
                                    what=f"{effect.name}={value!r} and {effect.name} omitted",
                                    exchange=outcome.exchange)
@@ -127,7 +127,8 @@ def test_a_projection_changes_only_its_members(endpoints_of: Callable[[Declarati
         other = {p["name"]: v for p in specs.rpc_method(effect.api, effect.subject)["params"]
                  if p["name"] != effect.name for v in values[:1]}
         outcome = live.agree_while_live(_sender(calls, effect, {**other, effect.name: False}),
-                                        _sender(calls, effect, {**other, effect.name: True}), equal_results(outside))
+                                        _sender(calls, effect, {**other, effect.name: True}),
+                                        equal_results(outside, effect))
         effects.assert_same_answer(effect, outcome.agreed, outcome.first, outcome.second,
                                    what=f"{effect.name} false and true, outside {sorted(changed)},",
                                    exchange=outcome.exchange)
