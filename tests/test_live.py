@@ -57,5 +57,5 @@ def test_agreement_fails_on_a_difference_that_stays() -> None:
 def test_earlier_equal_reads_send_nothing() -> None:
     def never() -> Any:
         raise AssertionError("no request expected")
-    outcome = agree_while_live(never, never, same, earlier=("a", "a"))  # type: ignore[arg-type]  # stand-ins for exchanges
+    outcome = agree_while_live(never, never, same, earlier=("a", "a"))
     assert outcome.agreed
