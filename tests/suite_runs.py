@@ -5,7 +5,7 @@ import contextlib
 import gc
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Protocol
@@ -16,6 +16,7 @@ from conformance.engine import pytest_internals
 from conformance.plugin import rule_ids
 from conformance.reporting.outcomes import Findings
 from conformance.reference import ReferenceServer
+from conformance.reference.faults import Fault
 from conformance.session import reference_credentials
 
 BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header", "--suite-tracebacks",
@@ -23,7 +24,11 @@ BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q",
              # reports only where a self-test asks for them (with its own --report-dir)
              "--report-dir", "",
              # the reference answers alike every time: a failing test run again would only cost time
-             "--recheck", "0"]
+             "--recheck", "0",
+             # pytest's watch for unraisable exceptions and exceptions of threads collects the garbage of the whole
+             # heap at every session's end, twice (a twentieth of each short run); `conformance run` leaves them out
+             # too. What a run leaves behind is collected by `run_apart` instead.
+             "-p", "no:unraisableexception", "-p", "no:threadexception"]
 
 
 class Target(Protocol):
@@ -168,6 +173,18 @@ def run_apart() -> Iterator[None]:
         _APART["closed"] += 1
         if _APART["closed"] % FULL_COLLECTION_EVERY == 0:
             gc.collect()
+
+
+@contextlib.contextmanager
+def serving(reference: ReferenceServer, faults: Iterable[Fault] = ()) -> Iterator[ReferenceServer]:
+    """`reference` serving a fresh world through `faults` for the block (a run), then a fresh clean one: one server
+    for many runs, each against a target of its own. The block is apart (`run_apart`): the world the run changed
+    and the faults' state are let go of with the run."""
+    with run_apart():
+        try:
+            yield reference.reset(faults)
+        finally:
+            reference.reset()
 
 
 @cache

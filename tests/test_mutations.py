@@ -1,14 +1,14 @@
 """The suite proves itself: clean against the reference, and every fault of the reference makes its rules fail."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from conformance.reference import ReferenceServer
 from conformance.reference.faults import Fault, all_faults
 from conformance.rules import load_catalogue
-from tests.suite_runs import SuiteRun, rule_map, run_apart, run_suite
+from tests.suite_runs import SuiteRun, rule_map, run_suite, serving
 
 FAULTS = sorted(all_faults(), key=lambda fault: fault.__name__)
 SUITE = ["--pyargs", "conformance.suite"]
@@ -22,14 +22,6 @@ def test_the_clean_reference_passes_every_test(seed: int, live: bool) -> None:
     assert run.exit_code == 0, run.output[-3000:]
 
 
-@pytest.fixture(scope="module")
-def reference() -> Iterator[ReferenceServer]:
-    """One reference for every fault a worker runs: each run gets a fresh world with its fault (`reset`), on the
-    same port, instead of a server of its own (whose stop alone waited up to a second for the server's loop)."""
-    with ReferenceServer() as server:
-        yield server
-
-
 @pytest.mark.parametrize("fault", FAULTS, ids=[fault.__name__ for fault in FAULTS])
 def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault], reference: ReferenceServer,
                                                  record_property: Callable[[str, object], None]) -> None:
@@ -37,10 +29,8 @@ def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault], reference: 
     missing = [rule for rule in fault.breaks if rule not in carried]
     assert not missing, f"{fault.__name__} breaks {missing}, which no suite test carries"
     selection = sorted({nodeid for rule in fault.breaks for nodeid in carried[rule]})
-    # The fault's world is made and let go of inside the run's block: what the run leaves behind is freed with it.
-    with run_apart():
-        run = run_suite(reference.reset([fault()]), selection)
-        reference.reset()
+    with serving(reference, [fault()]) as server:
+        run = run_suite(server, selection)
     # A fault is caught by a check of its own rule breaking, not by a test that carries the rule failing on another.
     undetected = [rule for rule in fault.breaks if rule not in run.broken_rules()]
     record_property("mutation", "missed" if undetected else "detected")

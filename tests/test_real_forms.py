@@ -13,28 +13,29 @@ import pytest
 from conformance.reference import ReferenceServer
 from conformance.reference.faults import Fault, all_faults
 from conformance.rules import load_catalogue
-from tests.suite_runs import run_suite
+from tests.suite_runs import run_suite, serving
 
 REAL = sorted((fault for fault in all_faults() if fault.real), key=lambda fault: fault.__name__)
 SUITE = ["--pyargs", "conformance.suite"]
 
 
-def statuses(fault: Fault | None, *profile: str) -> dict[str, dict]:
-    """Rule ID -> its entry in report.json after a run of the whole suite (quick unless `profile` says)."""
-    with TemporaryDirectory() as folder, ReferenceServer(faults=[fault] if fault else []) as server:
+def statuses(reference: ReferenceServer, fault: Fault | None, *profile: str) -> dict[str, dict]:
+    """Rule ID -> its entry in report.json after a run of the whole suite (quick unless `profile` says) against a
+    fresh world of `reference`, through `fault`."""
+    with TemporaryDirectory() as folder, serving(reference, [fault] if fault else []) as server:
         run_suite(server, SUITE, "--report-dir", folder, *profile)
         report = json.loads((Path(folder) / "report.json").read_text(encoding="utf-8"))
     return {rule["id"]: rule for rule in report["rules"]}
 
 
 @cache
-def clean() -> dict[str, dict]:
-    return statuses(None)
+def clean(reference: ReferenceServer) -> dict[str, dict]:
+    return statuses(reference, None)
 
 
 @pytest.mark.parametrize("fault", REAL, ids=[fault.__name__ for fault in REAL])
-def test_a_real_form_fails_its_own_rule_and_no_other(fault: type[Fault]) -> None:
-    before, after = clean(), statuses(fault())
+def test_a_real_form_fails_its_own_rule_and_no_other(fault: type[Fault], reference: ReferenceServer) -> None:
+    before, after = clean(reference), statuses(reference, fault())
     assert all(after[rule]["status"] == "fail" for rule in fault.breaks), \
         {rule: after[rule]["status"] for rule in fault.breaks}
     # A rule whose tests could not run because of the deviation (a method not served) is untested, blocked by
@@ -50,9 +51,9 @@ def test_the_real_forms_include_those_real_nodes_and_services_answer() -> None:
     assert len(REAL) >= 5, [fault.__name__ for fault in REAL]
 
 
-def test_every_rule_a_clean_standard_run_carries_has_a_check_that_held() -> None:
+def test_every_rule_a_clean_standard_run_carries_has_a_check_that_held(reference: ReferenceServer) -> None:
     """A rule passes on evidence: against the clean reference, every testable rule some test carries held."""
-    report = statuses(None, "--conformance-profile", "standard")
+    report = statuses(reference, None, "--conformance-profile", "standard")
     catalogue = load_catalogue()
     unproven = sorted(rule_id for rule_id, entry in report.items()
                       if entry["tests"] and catalogue[rule_id].gating and catalogue[rule_id].testable

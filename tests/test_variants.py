@@ -6,17 +6,17 @@ import pytest
 from conformance.reference import ReferenceServer
 from conformance.reference.variants import Variant, all_variants
 from conformance.rules import load_catalogue
-from tests.suite_runs import rule_map, run_suite
+from tests.suite_runs import rule_map, run_suite, serving
 
 VARIANTS = sorted(all_variants(), key=lambda variant: variant.__name__)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=[variant.__name__ for variant in VARIANTS])
-def test_variant_passes_the_tests_that_read_it(variant: type[Variant]) -> None:
+def test_variant_passes_the_tests_that_read_it(variant: type[Variant], reference: ReferenceServer) -> None:
     carried = rule_map()
     selection = sorted({nodeid for rule in variant.reads for nodeid in carried.get(rule, ())})
     assert selection, f"{variant.__name__} reads {variant.reads}, which no suite test carries"
-    with ReferenceServer(faults=[variant()]) as server:
+    with serving(reference, [variant()]) as server:
         samples = [arg for name, value in variant.samples.items() for arg in ("--sample", f"{name}={value}")]
         run = run_suite(server, selection, *samples)
     failures = run.failures()

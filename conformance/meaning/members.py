@@ -208,10 +208,8 @@ def canonical(value: Any) -> Any:
 
 
 def unmatched(value: str) -> str:
-    """A value of the same form that names nothing: the text after a prefix (`NodeID-`, `0x`, `P-`) turned back to
-    front; a short one, or one that reads the same backwards, gets a mark no value has."""
-    for sep in ("-", "0x"):
-        head, found, tail = value.partition(sep)
-        if found and len(tail) > 5 and tail != tail[::-1]:
-            return head + found + tail[::-1]
-    return value[::-1] if len(value) > 5 and value != value[::-1] else f"zz{value[::-1]}zz"
+    """A value of the same form that names nothing: a valid identifier no object has (conformance.meaning.
+    identifiers), so that a target refusing it refuses a well-formed value."""
+    from conformance.meaning.identifiers import unmatched as made_up
+
+    return made_up(value)

@@ -323,8 +323,26 @@ def _newest(answer: Answer, found: list[tuple[str, str, dict[str, Any]]],
         numbers = [value for value, _ in candidates if value is not None]
         if numbers:
             top = max(numbers)
+            if _settled(answer, top):
+                continue   # the newest point of a window that ended long ago is a settled one like the others
             out[declaration_id] = {id(instance) for value, instance in candidates if value == top}
     return out
+
+
+#: Seconds a period of each interval lasts (a month at its longest), and how long after its end a refresh may
+#: still change its value ("Metrics are refreshed several times every hour").
+PERIOD_SECONDS = {"hour": 3600, "day": 86400, "week": 7 * 86400, "month": 31 * 86400}
+REFRESHED_WITHIN = 3600
+
+
+def _settled(answer: Answer, newest: Any) -> bool:
+    """Whether the newest point of an answer covers a period that ended more than a refresh ago, when it arrived:
+    the documents let "the latest data point" change, which is the series' latest, not a window's last."""
+    seconds = PERIOD_SECONDS.get(str(answer.params.get("timeInterval")))
+    arrived = answer.exchange.sent_at + answer.exchange.elapsed if answer.exchange.sent_at else None
+    if seconds is None or arrived is None or not isinstance(newest, (int, float)):
+        return False
+    return newest + seconds < arrived - REFRESHED_WITHIN
 
 
 def _key_member(declared: dict[str, tuple[identities.Identity, ...]], declaration_id: str) -> str:

@@ -73,7 +73,9 @@ def test_a_value_that_matches_nothing_gives_nothing(calls: EffectCalls, effect: 
         pytest.skip(f"every value of {effect.name} names something")
     walk = calls.walk(effect, {effect.name: value}, refused_ok=True)
     if walk is None:
-        return
+        # refusing a well-formed value that names nothing is not what the documents answer, nor against them
+        pytest.skip(f"undecided: {effect.subject} refuses {effect.name}={value!r}, a well-formed value that names "
+                    "nothing")
     effects.assert_filter_on_every_page(effect, walk_pages(walk), value, calls.normaliser(effect))
 
 
