@@ -11,7 +11,7 @@ from conformance.checks import check, data as checks, data_pages as pages
 from conformance.checks.data_pages import DataWalk
 from conformance.clients.http import Exchange
 from conformance.pagination import is_token
-from conformance.suite.data.conftest import DataApi
+from conformance.suite.data.conftest import FILTER_PAGE, DataApi
 
 MAX = checks.plain_page_size("listUtxos")   # a page inside every bound: the bound is not on trial
 #: Addresses tried for one whose UTXOs fit a page.
@@ -81,12 +81,14 @@ def test_asset_filter_elsewhere_is_recorded(data: DataApi, observe: Callable[[st
 @pytest.mark.rule("DATA-FLT-033")
 def test_min_utxo_amount_is_inclusive(data: DataApi) -> None:
     """listUtxos with minUtxoAmount returns only UTXOs of at least that amount, including equal amounts."""
-    # The P-Chain by its ID: the alias is on trial elsewhere (DATA-SEM-006). The median amount of the default page
-    # is an amount a UTXO has, with many UTXOs above it, so that the filtered list spans pages (the filter holds on
-    # each); in the same order, that UTXO comes within the first filtered page (the minimum is inclusive).
+    # The P-Chain by its ID: the alias is on trial elsewhere (DATA-SEM-006). The median amount of a page as large
+    # as the filtered walk's is an amount a UTXO has, with many UTXOs above it, so that the filtered list spans
+    # pages (the filter holds on each); in the same order, that UTXO comes within the first filtered page (the
+    # minimum is inclusive). The page size is sent: the default's is another rule's (DATA-DEF-001).
     chain = data.chain_id("p")
-    items = [u for u in checks.items_of("listUtxos", checks.served(data.once("listUtxos", blockchainId=chain),
-                                                                   "DATA-FLT-033", "listUtxos")) if isinstance(u, dict)]
+    first = data.once("listUtxos", {"pageSize": FILTER_PAGE}, blockchainId=chain)
+    items = [u for u in checks.items_of("listUtxos", checks.served(first, "DATA-FLT-033", "listUtxos"))
+             if isinstance(u, dict)]
     priced = sorted((u for u in items if amount(u) is not None), key=lambda u: amount(u) or 0)
     if not priced:
         pytest.skip("the address has no UTXO with an amount")
