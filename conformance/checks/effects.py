@@ -207,9 +207,11 @@ def assert_same_answer(effect: Declaration, agreed: bool, first: Any, second: An
 
 
 def _empty(value: Any) -> bool:
-    """An answer that holds nothing: no item, no member, or pages that hold none."""
+    """An answer that holds nothing: no item, no member, a refusal, or pages that hold none."""
     if value in (None, [], {}, (), ""):
         return True
+    if isinstance(value, tuple) and len(value) == 2 and value[0] in ("error", "not JSON-RPC", "status"):
+        return True   # a refusal of both: whether the call is answered is another rule's
     return isinstance(value, tuple) and len(value) == 2 and value[0] == "pages of a longer list" and not any(value[1])
 
 

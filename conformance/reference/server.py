@@ -17,6 +17,7 @@ from werkzeug.wrappers import Request, Response
 
 from conformance.reference.calls import HttpReply, RestCall, RpcHttp
 from conformance.reference.faults import Fault, chain, fault_named
+from conformance.reference.node import _request as node_request
 from conformance.reference.rest import RestService
 from conformance.reference.world import World
 
@@ -119,7 +120,12 @@ class ReferenceServer:
         self._threads: list[threading.Thread] = []
 
     def _answer(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        return self.app(environ, start_response)
+        try:
+            return self.app(environ, start_response)
+        finally:
+            # The node notes the request it serves in a thread-local (faults that misroute read it): ended with the
+            # request, so that no thread of the server keeps an app `reset` let go of (its world, its faults).
+            vars(node_request).clear()
 
     def reset(self, faults: Iterable[str | Fault] = ()) -> ReferenceServer:
         """Serves a fresh world of the same seed through `faults` from the next request on, on the same port: one

@@ -367,6 +367,21 @@ class ActivePrecompilesUseRulesShape(_Result):
 
 
 @register
+class ActivePrecompilesMissOne(_Result):
+    """The deprecated eth_getActivePrecompilesAt leaves out the precompile of the latest activation that
+    eth_getActiveRulesAt lists (a replacement kept up to date, its predecessor not)."""
+
+    breaks = ("RPC-EVM-039",)
+    methods = ("eth_getActivePrecompilesAt",)
+
+    def patch(self, result: Any, call: RpcCall) -> Any:
+        if not isinstance(result, dict) or not result:
+            return result
+        latest = max(result, key=lambda name: (result[name].get("blockTimestamp", 0), name))
+        return {name: value for name, value in result.items() if name != latest}
+
+
+@register
 class EvmRpcNotServed(_Unserved):
     """/ext/bc/<blockchainID>/rpc answers 404, as a node that does not track the chain."""
 

@@ -122,3 +122,26 @@ def test_precompiles_are_active_from_their_activation_timestamp(evm: JsonRpcClie
         else:
             rules, exchange = rules_at(evm, stamp - 1)
             check_none_before(stamp - 1, rules, exchange=exchange)
+
+
+@pytest.mark.rule("RPC-EVM-039")
+@pytest.mark.parametrize("moment", ["default", "head", "genesis"])
+def test_the_deprecated_method_names_the_precompiles_its_replacement_names(evm: JsonRpcClient, moment: str) -> None:
+    """eth_getActivePrecompilesAt, while a node still serves it, and eth_getActiveRulesAt, which replaces it, asked
+    about one moment name the same precompiles: one is the other's replacement, not another answer."""
+    stamp = None if moment == "default" else block_time(evm, "latest" if moment == "head" else "0x0")
+    if moment != "default" and stamp is None:
+        pytest.skip("eth_getBlockByNumber gives no block timestamp")
+    params = [] if stamp is None else [stamp]
+    old = evm.call("eth_getActivePrecompilesAt", params)
+    if is_error(old):
+        pytest.skip("eth_getActivePrecompilesAt (deprecated) is not served (RPC-EVM-029 records it)")
+    named = result_of(old, "RPC-EVM-028", "eth_getActivePrecompilesAt")
+    rules = result_of(evm.call("eth_getActiveRulesAt", params), "RPC-EVM-026", "eth_getActiveRulesAt")
+    replaced = rules.get("precompiles") if isinstance(rules, dict) else None
+    if not isinstance(named, dict) or not isinstance(replaced, dict):
+        pytest.skip("a result is not a map of precompiles (RPC-EVM-024 and 028 decide that)")
+    check(set(named) == set(replaced), "RPC-EVM-039", "eth_getActivePrecompilesAt and eth_getActiveRulesAt name "
+          f"other precompiles at {'the latest block' if stamp is None else stamp}",
+          expected=f"the precompiles of eth_getActiveRulesAt: {sorted(replaced)}", received=sorted(named),
+          exchange=old)
