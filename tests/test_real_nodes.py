@@ -48,9 +48,12 @@ DEVIATIONS: dict[str, dict[str, str]] = {
 }
 #: Rules whose tests skip on every one of these nodes for what the document allows, with the reason.
 ALLOWED_SKIPS = {"RPC-EVM-028": "eth_getActivePrecompilesAt is deprecated and may be gone (RPC-EVM-029)",
+                 "RPC-EVM-039": "eth_getActivePrecompilesAt is deprecated and may be gone (RPC-EVM-029)",
+                 "RPC-EFF-006": "eth_getActivePrecompilesAt is deprecated and may be gone (RPC-EVM-029)",
                  "RPC-EFF-003": "ganache takes no block hash for the account methods: the two forms cannot be compared"}
 #: What a skip of the EVM tests may say: a method not served (blocked by its rule), or one of the reasons above.
 SKIP_REASONS = ("blocked by RPC-EVM-03", "eth_getActivePrecompilesAt (deprecated) is not served",
+                "undecided: eth_getActivePrecompilesAt refuses both",
                 "does not answer both forms of a block")
 NODES = sorted(DEVIATIONS)
 

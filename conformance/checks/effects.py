@@ -201,17 +201,22 @@ def assert_same_answer(effect: Declaration, agreed: bool, first: Any, second: An
     answers alike in holding nothing compared nothing: undecided (a skip), neither a pass nor coverage."""
     check(agreed, effect.rule, f"{effect.subject}: {what} answer differently",
           expected=f"the same answer: {str(first)[:300]}", received=str(second)[:300], exchange=exchange)
+    if _refused(first) and _refused(second):
+        pytest.skip(f"undecided: {effect.subject} refuses both, {what}: whether it is answered is another rule's")
     if _empty(first) and _empty(second):
         pytest.skip(f"undecided: {effect.subject} with {what} both answer nothing to compare")
     verified(effect)
 
 
+def _refused(value: Any) -> bool:
+    """An answer read as a refusal: a JSON-RPC error, no JSON-RPC at all, a status other than 200."""
+    return isinstance(value, tuple) and len(value) == 2 and value[0] in ("error", "not JSON-RPC", "status")
+
+
 def _empty(value: Any) -> bool:
-    """An answer that holds nothing: no item, no member, a refusal, or pages that hold none."""
+    """An answer that holds nothing: no item, no member, or pages that hold none."""
     if value in (None, [], {}, (), ""):
         return True
-    if isinstance(value, tuple) and len(value) == 2 and value[0] in ("error", "not JSON-RPC", "status"):
-        return True   # a refusal of both: whether the call is answered is another rule's
     return isinstance(value, tuple) and len(value) == 2 and value[0] == "pages of a longer list" and not any(value[1])
 
 

@@ -4,6 +4,7 @@ such a run would send thousands of requests to learn only that, and pass the rul
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,10 +101,18 @@ def unspoken(target: Target, timeout: float) -> str | None:
     if not any(probe.decides for probe in checked):
         return None   # only guesses (an EVM chain not found yet) or nothing to ask: the run finds out
     answers = []
-    for probe in checked:
-        answer = answer_of(probe, target, timeout)
-        if answer is None:
-            return None   # this API answers as one, or cannot say: the run goes on
-        answers.append((probe, answer))
+    started = time.monotonic()
+    try:
+        for number, probe in enumerate(checked):
+            if target.rate_limit and number:
+                time.sleep(1 / target.rate_limit)
+            answer = answer_of(probe, target, timeout)
+            if answer is None:
+                return None   # this API answers as one, or cannot say: the run goes on
+            answers.append((probe, answer))
+    finally:
+        if target.rate_limit:
+            # the run's own requests, under their own limiter, start when no second holds a probe and them both
+            time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
     return "no API of the documents answered: " + "; ".join(f"{probe.what()} answered {answer}"
                                                           for probe, answer in answers)

@@ -52,8 +52,9 @@ def code_digest() -> str:
     package = Path(__file__).resolve().parents[1]
     roots = [specs.specs_dir(), *(package / name for name in _DRAWING_CODE)]
     for root in roots:
+        # the miner's verdicts (mined.yaml) draw no case: editing them keeps the cases drawn
         files = sorted(root.rglob("*.py") if root.is_dir() else [root]) if root != specs.specs_dir() else \
-            sorted(path for path in root.rglob("*") if path.is_file())
+            sorted(path for path in root.rglob("*") if path.is_file() and path.name != "mined.yaml")
         for path in files:
             digest.update(str(path.relative_to(root.parent)).encode())
             digest.update(path.read_bytes())

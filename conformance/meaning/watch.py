@@ -40,6 +40,8 @@ class Watch:
         self._send: Callable[[str, str, bytes], Exchange] | None = None
         self._resent = 0
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._series: dict[tuple[str, str], Any] = {}   # (identity, scope) -> the newest key of that series seen
         self._canonical: Callable[[str, str, Any], Any] = lambda api, name, value: value
         self._writes = {d.subject for d in of_kind("write")}
 
@@ -100,7 +102,8 @@ class Watch:
     def _identities(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]]) -> None:
         declared = identities.by_component(answer.api)
         ordered = identities.chronologies(answer.api)
-        newest = _newest(answer, found, declared)
+        newest = _newest(answer, found, declared, lambda declaration_id, top: self._newest_of_series(
+            answer, declaration_id, top))
         compared = 0
         for component, _, instance in found:
             for identity in declared.get(component, ()):
@@ -119,6 +122,21 @@ class Watch:
                 scope = identities.scope_of(declaration, answer.params,
                                             lambda name, value: self._canonical(answer.api, name, value))
                 self._order(answer, declaration, scope, instance)
+
+    def _newest_of_series(self, answer: Answer, declaration_id: str, top: Any) -> bool:
+        """Whether `top` is the newest key the run has seen of its series (the identity's scope of this answer):
+        no answer showed a later one. Remembers it as the series' newest when it is."""
+        declaration = next(identity.declaration for found in identities.by_component(answer.api).values()
+                           for identity in found if identity.declaration.id == declaration_id)
+        scope = identities.scope_of(declaration, answer.params,
+                                    lambda name, value: self._canonical(answer.api, name, value))
+        series = (declaration_id, json.dumps(scope, sort_keys=True, default=str))
+        with self._lock:
+            seen = self._series.get(series)
+            if seen is None or top >= seen:
+                self._series[series] = top
+                return True
+            return False
 
     def _compare(self, answer: Answer, identity: identities.Identity, key: tuple[Any, ...],
                  instance: dict[str, Any]) -> None:
@@ -309,9 +327,11 @@ def _differs(identity: identities.Identity, one: dict[str, Any], other: dict[str
 
 
 def _newest(answer: Answer, found: list[tuple[str, str, dict[str, Any]]],
-            declared: dict[str, tuple[identities.Identity, ...]]) -> dict[str, set[int]]:
-    """Per identity declaring `except: newest`, the object(s) of this answer with the largest key (the latest
-    point of a series, which the documents say may still change)."""
+            declared: dict[str, tuple[identities.Identity, ...]],
+            series_top: Callable[[str, Any], bool] | None = None) -> dict[str, set[int]]:
+    """Per identity declaring `except: newest`, the object(s) of this answer with the largest key, when that is the
+    latest point of its series the run has seen (`series_top` says so, and remembers it): the documents let "the
+    latest data point" change, which is the series' newest, not the last point of a window that ended earlier."""
     out: dict[str, set[int]] = {}
     for component in {component for component, _, _ in found}:
         for identity in declared.get(component, ()):
@@ -323,26 +343,10 @@ def _newest(answer: Answer, found: list[tuple[str, str, dict[str, Any]]],
         numbers = [value for value, _ in candidates if value is not None]
         if numbers:
             top = max(numbers)
-            if _settled(answer, top):
-                continue   # the newest point of a window that ended long ago is a settled one like the others
+            if series_top is not None and not series_top(declaration_id, top):
+                continue   # the newest point of a window that ends before the series' newest is a settled one
             out[declaration_id] = {id(instance) for value, instance in candidates if value == top}
     return out
-
-
-#: Seconds a period of each interval lasts (a month at its longest), and how long after its end a refresh may
-#: still change its value ("Metrics are refreshed several times every hour").
-PERIOD_SECONDS = {"hour": 3600, "day": 86400, "week": 7 * 86400, "month": 31 * 86400}
-REFRESHED_WITHIN = 3600
-
-
-def _settled(answer: Answer, newest: Any) -> bool:
-    """Whether the newest point of an answer covers a period that ended more than a refresh ago, when it arrived:
-    the documents let "the latest data point" change, which is the series' latest, not a window's last."""
-    seconds = PERIOD_SECONDS.get(str(answer.params.get("timeInterval")))
-    arrived = answer.exchange.sent_at + answer.exchange.elapsed if answer.exchange.sent_at else None
-    if seconds is None or arrived is None or not isinstance(newest, (int, float)):
-        return False
-    return newest + seconds < arrived - REFRESHED_WITHIN
 
 
 def _key_member(declared: dict[str, tuple[identities.Identity, ...]], declaration_id: str) -> str:

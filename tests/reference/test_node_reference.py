@@ -510,6 +510,7 @@ PROBES: dict[str, list[Step]] = {
     "ActiveRulesRejectTimestamp": [(RPC, body("eth_getActiveRulesAt", [1]))],
     "ActiveRulesDefaultAtGenesis": [RULES],
     "ActivePrecompilesUseRulesShape": [(RPC, body("eth_getActivePrecompilesAt", []))],
+    "ActivePrecompilesMissOne": [(RPC, body("eth_getActivePrecompilesAt", []))],
     "EvmRpcNotServed": [(RPC, body("eth_chainId", []))],
     "ValidatorsApiNotServed": [CURRENT],
     "ValidatorsAsMap": [CURRENT],
