@@ -137,23 +137,24 @@ def run_suite(server: Target | None, selection: list[str], *extra: str,
 
 #: Whether a `run_apart` block is open, and how many have closed since the last full collection.
 _APART = {"open": False, "closed": 0}
-#: Blocks between two full collections of the process's garbage.
-FULL_COLLECTION_EVERY = 25
+#: Blocks between two full collections of the process's garbage (what died frozen: see `run_apart`).
+FULL_COLLECTION_EVERY = 100
 
 
 @contextlib.contextmanager
 def run_apart() -> Iterator[None]:
-    """Keeps what the block makes (an in-process run of the suite, the reference it is run against) from staying
-    in the process after it: hundreds of runs share one self-test worker.
+    """Lets go of what the block made (an in-process run of the suite, the world it ran against) as it ends:
+    hundreds of runs share one self-test worker, and each would otherwise stay in it.
 
-    What the process holds as the block starts is frozen (`gc.freeze`): the five collections pytest makes as a
-    session ends, and the one made here as the block ends, walk only what the block made. That last one frees the
-    run: its session and config and all they reach (items, fixtures, caches, coverage, the HTTP session) are cycles
-    only the collector frees. Left for later, they would wait in the oldest generation for a full collection, ever
-    rarer as the heap grows, and meanwhile be frozen again by the next run's block: a worker grew past 4 GB so. What
-    still dies frozen (an object made before the block, let go of inside it) is freed by a full collection every
-    `FULL_COLLECTION_EVERY` blocks. Nested blocks are one block. A reference whose faults are swapped (`reset`) is
-    best swapped inside the block of its run, so the app it lets go of is freed with the run."""
+    What the process holds as the block starts is frozen (`gc.freeze`), so the collection made as it ends walks only
+    what the block made, and frees the run: its session and config and all they reach (items, fixtures, caches,
+    coverage, the HTTP session) are cycles only the collector frees. Whatever still holds the run then would keep it
+    past the next block's freeze, in the permanent generation, until a full collection: so it is let go of first.
+    That is pytest's copy of the root conftest.py (its loader, pytest's import hook, holds the session), the engine's
+    cache of hook callers (the plugin manager of each of the last 64 sessions), and the last failing test's exception
+    pytest keeps for a debugger in `sys.last_*` (its traceback's frames hold the session). What still dies frozen
+    (an object made before the block, let go of inside it, such as the clean app a reference served between two
+    runs) is freed by a full collection every `FULL_COLLECTION_EVERY` blocks. Nested blocks are one block."""
     if _APART["open"]:
         yield
         return
@@ -167,6 +168,11 @@ def run_apart() -> Iterator[None]:
         sys.modules.pop("conftest", None)
         # The engine's cache of hook callers holds the plugin manager, that is the whole session, of the last 64.
         pytest_internals._subset.cache_clear()
+        # pytest keeps the last failing test's exception for a debugger in sys.last_*: its traceback's frames hold
+        # the session until the next failing test (of the next run, frozen by then).
+        for name in ("last_exc", "last_type", "last_value", "last_traceback"):
+            if hasattr(sys, name):
+                delattr(sys, name)
         gc.collect()
         gc.unfreeze()
         _APART["open"] = False
@@ -175,16 +181,25 @@ def run_apart() -> Iterator[None]:
             gc.collect()
 
 
-@contextlib.contextmanager
-def serving(reference: ReferenceServer, faults: Iterable[Fault] = ()) -> Iterator[ReferenceServer]:
+class serving:
     """`reference` serving a fresh world through `faults` for the block (a run), then a fresh clean one: one server
-    for many runs, each against a target of its own. The block is apart (`run_apart`): the world the run changed
-    and the faults' state are let go of with the run."""
-    with run_apart():
-        try:
-            yield reference.reset(faults)
-        finally:
-            reference.reset()
+    for many runs, each against a target of its own. The block is apart (`run_apart`), and the world the run
+    changed is let go of before the run's garbage is collected: the faults too, as a fault may keep the world it
+    was attached to."""
+
+    def __init__(self, reference: ReferenceServer, faults: Iterable[Fault] = ()) -> None:
+        self.reference = reference
+        self.faults: list[Fault] = list(faults)
+        self._apart = run_apart()
+
+    def __enter__(self) -> ReferenceServer:
+        self._apart.__enter__()
+        return self.reference.reset(self.faults)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.faults = []
+        self.reference.reset()
+        self._apart.__exit__(*exc_info)
 
 
 @cache
