@@ -15,13 +15,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import bare_loop
 from benchmarks.reference_throughput import reference_process
 from benchmarks.table import Row, markdown, progress
 
 ALL = "admin,index,evm,validators,data,metrics"
 NOTE = ("CPU per request: the processor time (user and system) of a `conformance run` process tree, as the operating "
-        "system counts it, over the requests it sent; *cases drawn now* starts from an empty store of drawn cases, "
-        "*before* reads what the first run kept.")
+        "system counts it, over the requests it sent; *cases drawn now* (cold) starts from an empty store of drawn "
+        "cases, *before* (warm) reads what the first run kept. *× bare* divides it by the bare loop's "
+        "(`benchmarks/bare_loop.py`: keep-alive GETs of one 20 KB Data API page, `http.client` and `json.loads`), "
+        "the median of its runs before and after the suite's in the same minutes: the ratio carries from one "
+        "machine to another, the milliseconds do not.")
 RUN_TIMEOUT = 1800.0
 
 
@@ -58,17 +62,26 @@ def measure(url: str, profile: str, *extra: str, env: dict[str, str] | None = No
 
 
 def run(profiles: tuple[str, ...] = ("quick", "standard")) -> list[Row]:
-    rows = []
+    costs: list[tuple[str, Cost]] = []
     with reference_process() as info, tempfile.TemporaryDirectory() as cache:
+        url, network = str(info["url"]), str(info["samples"]["data_network"])
         env = {**os.environ, "CONFORMANCE_CASES_DIR": cache}
+        progress("cpu: the bare loop")
+        bare, size = bare_loop.median_of(url, network)
         for profile in profiles:
             for state in ("cold", "warm"):
                 progress(f"cpu: {profile}, cases {state}")
-                cost = measure(str(info["url"]), profile, env=env)
-                rows.append(Row(f"CPU per request: {profile}, cases drawn {'before' if state == 'warm' else 'now'}",
-                                wall=f"{cost.wall:.1f}", requests=f"{cost.requests:,}",
-                                value=f"{cost.per_request_ms:.2f} ms ({cost.cpu:.1f} s of CPU)"
-                                      + ("" if cost.exit_code == 0 else f", exit {cost.exit_code}")))
+                costs.append((state, measure(url, profile, env=env)))
+        progress("cpu: the bare loop again")
+        bare = (bare + bare_loop.median_of(url, network)[0]) / 2
+    rows = [Row(f"CPU per request: bare loop, http.client and json.loads, {size / 1000:.0f} KB page",
+                value=f"{bare:.3f} ms")]
+    for state, cost in costs:
+        drawn = "before" if state == "warm" else "now"
+        rows.append(Row(f"CPU per request: {cost.profile}, {state} (cases drawn {drawn})",
+                        wall=f"{cost.wall:.1f}", requests=f"{cost.requests:,}",
+                        value=f"{cost.per_request_ms / bare:.1f}× bare ({cost.per_request_ms:.2f} ms, {cost.cpu:.1f} s "
+                              f"of CPU)" + ("" if cost.exit_code == 0 else f", exit {cost.exit_code}")))
     return rows
 
 

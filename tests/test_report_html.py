@@ -482,6 +482,7 @@ def test_the_console_check_catches_a_broken_page(tmp_path: Path) -> None:
     assert any("Uncaught" in line for line in console), "Chromium's console log is not where the check reads it"
 
 
+@in_chromium   # the real run is made only where its page is read back in Chromium
 def test_an_exchange_number_without_a_har_archive_says_how_to_get_one(real_run: tuple[Path, dict[str, Any]]) -> None:
     page = (real_run[0] / "report.html").read_text(encoding="utf-8")
     assert real_run[1]["suite"].get("har") is None and "<dt>Exchange</dt>" in page

@@ -10,6 +10,8 @@ go of everything for the rest of the run. A run whose resident memory still pass
 """
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 import resource
 import threading
@@ -19,6 +21,26 @@ from typing import Any
 PRESSED_AT = 0.6
 #: More than a run's process holds as it starts (the interpreter and the suite's modules).
 FRESH_PROCESS = 256 * 2**20
+
+
+#: glibc's mallopt parameters, and the size from which a block is its own mapping, handed back when freed.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_OWN_MAPPING_FROM = 2**20
+
+
+@functools.cache
+def hand_back_large_blocks() -> bool:
+    """Makes every block of a megabyte or more (an answer's body, its text, its parsed strings) a mapping of its own,
+    returned to the system when freed (glibc; elsewhere nothing changes). By default glibc raises that threshold
+    once a large block is freed and serves the next ones from its heap, which threads holding other answers keep
+    fragmented: resident memory then grows with how many answers are in flight at once (a loaded machine) rather
+    than with what the run holds (measured: a peak 50 % higher under load, the same with this)."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    own_mapping = mallopt(_M_MMAP_THRESHOLD, _OWN_MAPPING_FROM)
+    return bool(own_mapping) and bool(mallopt(_M_TRIM_THRESHOLD, 4 * _OWN_MAPPING_FROM))
 
 
 def resident_bytes() -> int:

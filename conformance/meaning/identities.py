@@ -27,6 +27,8 @@ from conformance.meaning.declarations import Declaration, of_kind
 
 #: Objects the map holds at most; past it, new objects are not remembered (those already held are still compared).
 MAX_OBJECTS = 200_000
+#: Fingerprinted objects remembered at most, before the memo starts again.
+PRINTS_KEPT = 50_000
 #: Characters of a member's value kept to show in a report.
 SHOWN = 120
 
@@ -135,12 +137,24 @@ class IdentityMap:
     #: exchange number -> (operation, request parameters) of the answers chronologies placed objects from
     sources: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: (identity, object) -> its compared members: the same object on many pages is fingerprinted once
+    prints: dict[tuple[str, int], dict[str, tuple[Any, str]]] = field(default_factory=dict)
+
+    def compared(self, identity: Identity, instance: dict[str, Any]) -> dict[str, tuple[Any, str]]:
+        """`identity.compared(instance)`, remembered for objects seen before (by their text)."""
+        key = (identity.declaration.id, hash(repr(instance)))
+        found = self.prints.get(key)
+        if found is None:
+            if len(self.prints) >= PRINTS_KEPT:
+                self.prints.clear()
+            found = self.prints[key] = identity.compared(instance)
+        return found
 
     def see(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any,
             subject: str = "", params: dict[str, Any] | None = None) -> Disagreement | bool:
         """Records or compares one sighting: False for a first sighting, True when it agrees, else the
         disagreement (the map keeps the first sighting until it is replaced)."""
-        now = identity.compared(instance)
+        now = self.compared(identity, instance)
         with self.lock:
             seen = self.objects.get(key)
             if seen is None:
@@ -158,7 +172,7 @@ class IdentityMap:
     def replace(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any,
                 subject: str = "", params: dict[str, Any] | None = None) -> None:
         with self.lock:
-            self.objects[key] = Seen(identity.compared(instance), exchange, subject, dict(params or {}))
+            self.objects[key] = Seen(self.compared(identity, instance), exchange, subject, dict(params or {}))
 
     def place(self, declaration: Declaration, scope: tuple[Any, ...], instance: dict[str, Any], number: int,
               source: tuple[str, dict[str, Any]] | None = None,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from typing import Any
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import jmespath
 from jmespath import exceptions, functions
@@ -128,6 +128,8 @@ class Invariant:
     declaration: Declaration
     expression: Any
     when: tuple[str, ...]
+    reads_clock: bool = False     # calls now(): its verdict is of the moment the answer arrived
+    reads_request: bool = False   # calls request(): its verdict is of the request too
 
     def applies(self, instance: dict[str, Any]) -> bool:
         return all(members.values(instance, path) for path in self.when)
@@ -172,16 +174,45 @@ def by_component(api: str) -> dict[str, tuple[Invariant, ...]]:
     """Schema name -> its invariants, compiled once."""
     out: dict[str, list[Invariant]] = {}
     for declaration in of_kind("invariant", api):
-        compiled = jmespath.compile(declaration.get("holds"))
+        holds = declaration.get("holds")
+        compiled = jmespath.compile(holds)
         out.setdefault(declaration.subject, []).append(
-            Invariant(declaration, compiled, tuple(members.paths_of(declaration.get("when")))))
+            Invariant(declaration, compiled, tuple(members.paths_of(declaration.get("when"))),
+                      reads_clock="now(" in holds, reads_request="request(" in holds))
     return {name: tuple(found) for name, found in out.items()}
 
 
+#: Verdicts a memo keeps before it starts again: a run sees tens of thousands of distinct objects.
+MEMO_SIZE = 100_000
+
+
 def judged(api: str, component: str, instance: dict[str, Any], request: dict[str, Any],
-           context: dict[str, Any] | None = None) -> Iterator[tuple[Invariant, bool]]:
-    """(invariant, whether it holds) of each invariant of `component` that applies to `instance` and decides."""
-    for invariant in by_component(api).get(component, ()):
+           context: dict[str, Any] | None = None,
+           memo: dict[tuple[Any, ...], list[tuple[Invariant, bool]]] | None = None,
+           ) -> Iterator[tuple[Invariant, bool]]:
+    """(invariant, whether it holds) of each invariant of `component` that applies to `instance` and decides.
+
+    With a `memo` (one run's), an object seen before, in an answer to the same request, is not judged again: a run
+    reads the same objects on many pages and walks, and a verdict depends only on the object and the request, except
+    an invariant's that reads the clock, which is judged at every answer."""
+    found = by_component(api).get(component, ())
+    if memo is None:
+        yield from _judge(found, instance, request, context)
+        return
+    reads_request = any(invariant.reads_request for invariant in found)
+    key = (api, component, hash(repr(instance)), hash(repr(sorted(request.items()))) if reads_request else None)
+    timeless = memo.get(key)
+    if timeless is None:
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        timeless = memo[key] = list(_judge([i for i in found if not i.reads_clock], instance, request, context))
+    yield from timeless
+    yield from _judge([invariant for invariant in found if invariant.reads_clock], instance, request, context)
+
+
+def _judge(found: Iterable[Invariant], instance: dict[str, Any], request: dict[str, Any],
+           context: dict[str, Any] | None) -> Iterator[tuple[Invariant, bool]]:
+    for invariant in found:
         if not invariant.applies(instance):
             continue
         verdict = invariant.holds(_read(instance, invariant.when), request, context)

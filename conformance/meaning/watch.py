@@ -42,6 +42,7 @@ class Watch:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._series: dict[tuple[str, str], Any] = {}   # (identity, scope) -> the newest key of that series seen
+        self._judged: dict[tuple[Any, ...], Any] = {}    # the invariants' verdicts of objects seen (invariants.judged)
         self._canonical: Callable[[str, str, Any], Any] = lambda api, name, value: value
         self._writes = {d.subject for d in of_kind("write")}
 
@@ -80,7 +81,8 @@ class Watch:
         # when the answer arrived, by the suite's clock: what a member that names a moment is compared with
         context = {"now": answer.exchange.sent_at + answer.exchange.elapsed} if answer.exchange.sent_at else {}
         for component, pointer, instance in found:
-            for invariant, ok in invariants.judged(answer.api, component, instance, answer.params, context):
+            for invariant, ok in invariants.judged(answer.api, component, instance, answer.params, context,
+                                                   self._judged):
                 rule = invariant.declaration.rule
                 by_rule[rule] = invariant.declaration
                 if ok:
