@@ -140,9 +140,11 @@ class IdentityMap:
     #: (identity, object) -> its compared members: the same object on many pages is fingerprinted once
     prints: dict[tuple[str, int], dict[str, tuple[Any, str]]] = field(default_factory=dict)
 
-    def compared(self, identity: Identity, instance: dict[str, Any]) -> dict[str, tuple[Any, str]]:
-        """`identity.compared(instance)`, remembered for objects seen before (by their text)."""
-        key = (identity.declaration.id, hash(repr(instance)))
+    def compared(self, identity: Identity, instance: dict[str, Any],
+                 seen_as: int | None = None) -> dict[str, tuple[Any, str]]:
+        """`identity.compared(instance)`, remembered for objects seen before (by their text; `seen_as`: its hash,
+        when the caller has it)."""
+        key = (identity.declaration.id, hash(repr(instance)) if seen_as is None else seen_as)
         found = self.prints.get(key)
         if found is None:
             if len(self.prints) >= PRINTS_KEPT:
@@ -151,10 +153,11 @@ class IdentityMap:
         return found
 
     def see(self, identity: Identity, key: tuple[Any, ...], instance: dict[str, Any], exchange: Any,
-            subject: str = "", params: dict[str, Any] | None = None) -> Disagreement | bool:
+            subject: str = "", params: dict[str, Any] | None = None, seen_as: int | None = None,
+            ) -> Disagreement | bool:
         """Records or compares one sighting: False for a first sighting, True when it agrees, else the
         disagreement (the map keeps the first sighting until it is replaced)."""
-        now = self.compared(identity, instance)
+        now = self.compared(identity, instance, seen_as)
         with self.lock:
             seen = self.objects.get(key)
             if seen is None:

@@ -188,19 +188,21 @@ MEMO_SIZE = 100_000
 
 def judged(api: str, component: str, instance: dict[str, Any], request: dict[str, Any],
            context: dict[str, Any] | None = None,
-           memo: dict[tuple[Any, ...], list[tuple[Invariant, bool]]] | None = None,
+           memo: dict[tuple[Any, ...], list[tuple[Invariant, bool]]] | None = None, seen_as: int | None = None,
            ) -> Iterator[tuple[Invariant, bool]]:
     """(invariant, whether it holds) of each invariant of `component` that applies to `instance` and decides.
 
     With a `memo` (one run's), an object seen before, in an answer to the same request, is not judged again: a run
     reads the same objects on many pages and walks, and a verdict depends only on the object and the request, except
-    an invariant's that reads the clock, which is judged at every answer."""
+    an invariant's that reads the clock, which is judged at every answer. `seen_as`: the object's text's hash, when
+    the caller has it."""
     found = by_component(api).get(component, ())
     if memo is None:
         yield from _judge(found, instance, request, context)
         return
     reads_request = any(invariant.reads_request for invariant in found)
-    key = (api, component, hash(repr(instance)), hash(repr(sorted(request.items()))) if reads_request else None)
+    key = (api, component, hash(repr(instance)) if seen_as is None else seen_as,
+           hash(repr(sorted(request.items()))) if reads_request else None)
     timeless = memo.get(key)
     if timeless is None:
         if len(memo) >= MEMO_SIZE:

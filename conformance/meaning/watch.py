@@ -69,12 +69,14 @@ class Watch:
         found = list(instances.instances(answer.api, answer.schema, answer.value, wanted))
         if not found:
             return
-        self._invariants(answer, found)
-        self._identities(answer, found)
+        # each object's text, hashed once for both memos (invariants' verdicts, identities' fingerprints)
+        texts = {id(instance): hash(repr(instance)) for _, _, instance in found}
+        self._invariants(answer, found, texts)
+        self._identities(answer, found, texts)
 
     # Invariants --------------------------------------------------------------------------------------------------
 
-    def _invariants(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]]) -> None:
+    def _invariants(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]], texts: dict[int, int]) -> None:
         broken: dict[str, list[str]] = {}
         held: dict[str, Declaration] = {}
         by_rule: dict[str, Declaration] = {}
@@ -82,7 +84,7 @@ class Watch:
         context = {"now": answer.exchange.sent_at + answer.exchange.elapsed} if answer.exchange.sent_at else {}
         for component, pointer, instance in found:
             for invariant, ok in invariants.judged(answer.api, component, instance, answer.params, context,
-                                                   self._judged):
+                                                   self._judged, texts[id(instance)]):
                 rule = invariant.declaration.rule
                 by_rule[rule] = invariant.declaration
                 if ok:
@@ -101,7 +103,7 @@ class Watch:
 
     # Identities and chronologies -----------------------------------------------------------------------------------
 
-    def _identities(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]]) -> None:
+    def _identities(self, answer: Answer, found: list[tuple[str, str, dict[str, Any]]], texts: dict[int, int]) -> None:
         declared = identities.by_component(answer.api)
         ordered = identities.chronologies(answer.api)
         newest = _newest(answer, found, declared, lambda declaration_id, top: self._newest_of_series(
@@ -119,7 +121,7 @@ class Watch:
                 if key is None:
                     continue
                 compared += 1
-                self._compare(answer, identity, key, instance)
+                self._compare(answer, identity, key, instance, texts[id(instance)])
             for declaration in ordered.get(component, ()):
                 scope = identities.scope_of(declaration, answer.params,
                                             lambda name, value: self._canonical(answer.api, name, value))
@@ -141,8 +143,8 @@ class Watch:
             return False
 
     def _compare(self, answer: Answer, identity: identities.Identity, key: tuple[Any, ...],
-                 instance: dict[str, Any]) -> None:
-        outcome = self.map.see(identity, key, instance, answer.exchange, answer.subject, answer.params)
+                 instance: dict[str, Any], seen_as: int | None = None) -> None:
+        outcome = self.map.see(identity, key, instance, answer.exchange, answer.subject, answer.params, seen_as)
         if outcome is False:
             return
         if outcome is True:
