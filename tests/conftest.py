@@ -19,11 +19,27 @@ def reference() -> Iterator[ReferenceServer]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    by_test = {report.nodeid: value for category in ("passed", "failed")
-               for report in terminalreporter.getreports(category)
-               for key, value in getattr(report, "user_properties", []) if key == "mutation"}
-    outcomes = list(by_test.values())
-    if outcomes:
-        detected = outcomes.count("detected")
-        terminalreporter.write_sep("=", f"mutation score: {detected}/{len(outcomes)} faults detected "
-                                        f"({100 * detected / len(outcomes):.1f}%)")
+    properties = {report.nodeid: dict(getattr(report, "user_properties", [])) for category in
+                  ("passed", "failed", "skipped") for report in terminalreporter.getreports(category)
+                  if report.when in ("call", "setup") and dict(getattr(report, "user_properties", [])).get("mutation")}
+    decided = [found["mutation"] for found in properties.values() if found["mutation"] != "unobserved"]
+    if not decided:
+        return
+    detected = decided.count("detected")
+    terminalreporter.write_sep("=", f"mutation score: {detected}/{len(decided)} faults detected "
+                                    f"({100 * detected / len(decided):.1f}%)")
+    # the derived faults by API, kind and operator: what each operator catches, and every survivor by name
+    scores: dict[str, list[str]] = {}
+    survivors: list[str] = []
+    for nodeid, found in properties.items():
+        if "operator" in found:
+            scores.setdefault(found["operator"], []).append(found["mutation"])
+            if found["mutation"] != "detected":
+                survivors.append(f"{found['mutation']}: {nodeid.rpartition('[')[2].rstrip(']')}")
+    for operator, outcomes in sorted(scores.items()):
+        caught = outcomes.count("detected")
+        unseen = outcomes.count("unobserved")
+        terminalreporter.write_line(f"  {operator}: {caught}/{len(outcomes) - unseen} caught"
+                                    + (f", {unseen} unobserved on the reference's data" if unseen else ""))
+    for survivor in sorted(survivors):
+        terminalreporter.write_line(f"  survivor {survivor}")

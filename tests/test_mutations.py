@@ -6,7 +6,7 @@ from collections.abc import Callable
 import pytest
 
 from conformance.reference import ReferenceServer
-from conformance.reference.faults import Fault, all_faults
+from conformance.reference.faults import Fault, all_faults, derived
 from conformance.rules import load_catalogue
 from tests.suite_runs import SuiteRun, rule_map, run_suite, serving
 
@@ -29,10 +29,19 @@ def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault], reference: 
     missing = [rule for rule in fault.breaks if rule not in carried]
     assert not missing, f"{fault.__name__} breaks {missing}, which no suite test carries"
     selection = sorted({nodeid for rule in fault.breaks for nodeid in carried[rule]})
-    with serving(reference, [fault()]) as server:
+    applied = fault()
+    with serving(reference, [applied]) as server:
         run = run_suite(server, selection)
     # A fault is caught by a check of its own rule breaking, not by a test that carries the rule failing on another.
     undetected = [rule for rule in fault.breaks if rule not in run.broken_rules()]
+    if isinstance(applied, derived.Derived):
+        record_property("operator", f"{applied.declaration.api} {applied.declaration.kind} "
+                                    f"{applied.operator or applied.declaration.kind}")
+        if undetected and not applied.changed_an_answer:
+            # neither caught nor missed: on the reference's data, under the requests of its rule's tests, the
+            # operator changed no answer (listed in the score's survivors as unobserved)
+            record_property("mutation", "unobserved")
+            pytest.skip(f"unobserved: {fault.__name__} changed no answer the tests of {fault.breaks} asked for")
     record_property("mutation", "missed" if undetected else "detected")
     assert not undetected, f"{fault.__name__} ({fault.summary()}) went unnoticed by the tests of {undetected}"
     suite_errors = [o.nodeid for o in run.failures() if o.kind != "violation"]

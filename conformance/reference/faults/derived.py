@@ -96,6 +96,10 @@ class Operation:
         """The call with `name` set to `value` (left out when None); None when it cannot be left out."""
         raise NotImplementedError
 
+    def required(self, name: str) -> bool:
+        """Whether a call must send the parameter."""
+        raise NotImplementedError
+
     def answer(self, reply: Any) -> Any:
         """What a reply answers (None for a refusal)."""
         raise NotImplementedError
@@ -165,6 +169,7 @@ class Route(Operation):
         self.parameters = {p["name"]: p for p in (specs.resolve(document, p) for p in spec.get("parameters", []))}
         body = spec.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
         self.body_members: dict[str, Any] = specs.resolve(document, body).get("properties", {}) if body else {}
+        self.body_required = set(specs.resolve(document, body).get("required", [])) if body else set()
         self.schema = spec.get("responses", {}).get("200", {}).get("content", {}).get("application/json", {}).get(
             "schema")
         paging = [d.name for d in declarations.effects(api, kind="paging") if d.subject == subject]
@@ -179,6 +184,12 @@ class Route(Operation):
 
     def names(self) -> set[str]:
         return set(self.parameters) | {BODY + name for name in self.body_members}
+
+    def required(self, name: str) -> bool:
+        if name.startswith(BODY):
+            return name.removeprefix(BODY) in self.body_required
+        found = self.parameters.get(name, {})
+        return bool(found.get("required")) or found.get("in") == "path"
 
     def schema_of(self, name: str) -> dict[str, Any]:
         found = self.body_members.get(name.removeprefix(BODY), {}) if name.startswith(BODY) else \
@@ -221,11 +232,15 @@ class Method(Operation):
         document = specs.openrpc(api)
         self.api, self.subject = api, spec["name"]
         self.params = [p["name"] for p in spec.get("params", [])]
+        self.needed = {p["name"] for p in spec.get("params", []) if p.get("required")}
         self.schemas = {p["name"]: specs.resolve(document, p.get("schema", {})) for p in spec.get("params", [])}
         self.schema = spec.get("result", {}).get("schema")
 
     def names(self) -> set[str]:
         return set(self.params)
+
+    def required(self, name: str) -> bool:
+        return name in self.needed
 
     def named(self, params: Any) -> dict[str, Any]:
         return dict(zip(self.params, params)) if isinstance(params, list) else super().named(params)
@@ -476,7 +491,14 @@ class Derived(Fault):
     """A fault derived from one declaration; the kinds below say how each kind of declaration is broken."""
 
     declaration: ClassVar[Declaration]
+    #: The operator's name in the catalogue of its kind (OPERATORS): the first of each kind is the kind's own.
+    operator: ClassVar[str] = ""
     world: World | None = None
+
+    @classmethod
+    def unfit(cls, declaration: Declaration) -> str | None:
+        """Why this operator cannot break `declaration` (None when it can): a mutation its reading allows."""
+        return None
 
     def attach(self, world: World) -> None:
         self.world = world
@@ -487,11 +509,25 @@ class Derived(Fault):
     def rpc(self, call: RpcCall, proceed: RpcProceed) -> dict | None:
         return self._through(call, proceed)
 
+    #: Whether the fault has changed any answer yet: one that never did was not observable where it ran.
+    changed_an_answer: bool = False
+
     def _through(self, call: Any, proceed: Proceed) -> Any:
         op = operation_of(call)
         if op is None or op.api != self.declaration.api or not self.touches(op, call):
             return proceed(call)
-        return self.handle(op, call, proceed)
+        if self.changed_an_answer:
+            return self.handle(op, call, proceed)
+        plain: list[Any] = []
+
+        def proceeding(sent: Any) -> Any:
+            reply = proceed(sent)
+            if sent is call and not plain:
+                plain.append(reply)
+            return reply
+        out = self.handle(op, call, proceeding)
+        self.changed_an_answer = out != (plain[0] if plain else proceed(call))
+        return out
 
     def touches(self, op: Operation, call: Any) -> bool:
         return op.subject == self.declaration.subject and self.requires_met(op, call)
@@ -591,6 +627,33 @@ class FilterLetThrough(Derived):
         return []
 
 
+class FilterAnswersAllForNothing(Derived):
+    """A value that matches no item is answered as if the filter were not sent: the first page of the unfiltered
+    list where the filtered one is empty."""
+
+    operator = "answers_all_for_nothing"
+
+    @classmethod
+    def unfit(cls, declaration: Declaration) -> str | None:
+        op = operations(declaration.api).get(declaration.subject)
+        if op is not None and op.required(declaration.name):
+            return "the parameter is required: no call can leave it out, so there is no unfiltered list to answer"
+        return None
+
+    def handle(self, op: Operation, call: Any, proceed: Proceed) -> Any:
+        effect = self.declaration
+        reply = proceed(call)
+        answer, path = op.answer(reply), op.list_of(effect)
+        if op.sent(call, effect.name) is None or answer is None or path is None or items_at(answer, path) \
+                or op.token and op.sent(call, op.token):
+            return reply
+        unfiltered = op.sending(call, effect.name, None)
+        found = op.answer(proceed(unfiltered)) if unfiltered is not None else None
+        if found is None or not items_at(found, path):
+            return reply
+        return op.answered(reply, found)
+
+
 def item_member(declaration: Declaration) -> Any:
     """The member a declaration reads on each item (a declaration may also name it from the answer's root)."""
     return declaration.get("member_of_item", declaration.get("member"))
@@ -661,6 +724,36 @@ class BoundWidened(Derived):
         outside = [v for item in listed if (v := _decimal(members.first(item, item_member(effect)))) is not None
                    and (v < bound if lower else v > bound)]
         return (max(outside) if lower else min(outside)) if outside else None
+
+
+class BoundNarrowed(BoundWidened):
+    """The bound is applied one step narrower than sent: an inclusive bound leaves out the item on it, an exclusive
+    one the first item one step inside."""
+
+    operator = "narrowed"
+
+    def handle(self, op: Operation, call: Any, proceed: Proceed) -> Any:
+        reply = super().handle(op, call, proceed)
+        # past the last item a narrower bound may be refused: the deviation is in what is listed, never a refusal
+        return reply if op.answer(reply) is not None else proceed(call)
+
+    @classmethod
+    def unfit(cls, declaration: Declaration) -> str | None:
+        if declaration.get("inclusive") is None:
+            return "the documents leave open whether the bound is inclusive: one step narrower is the other reading"
+        if _decimal(declaration.get("step", 1)) is None:
+            return "the bound's step is a period, not a number: narrowing it by one is not one step of the values"
+        op = operations(declaration.api).get(declaration.subject)
+        if op is not None and op.token is None:
+            return ("the bound starts a range of a count asked for, not a list in pages: one step narrower shifts the "
+                    "range, whose count at the end is another sentence's (widened, it is this one's alone)")
+        return None
+
+    def _wider(self, op: Operation, call: Any, proceed: Proceed, bound: Decimal) -> Decimal | None:
+        step = _decimal(self.declaration.get("step", 1))
+        if step is None:
+            return None
+        return bound + step if self.declaration.get("side") == "lower" else bound - step
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -1037,13 +1130,17 @@ def kin(declaration: Declaration) -> tuple[str, ...]:
 
 # Deriving ---------------------------------------------------------------------------------------------------------
 
-#: The fault of each declaration kind.
-KINDS: dict[str, type[Derived]] = {
-    "filter": FilterLetThrough, "bound": BoundWidened, "order": OrderReversed, "label": LabelMisnamed,
-    "echo": EchoMisnamed, "moment": MomentForgotten, "default": DefaultMisapplied, "spelling": SpellingAnsweredApart,
-    "projection": ProjectionLeaks, "switch": SwitchDropsItems, "invariant": InvariantBroken,
-    "identity": IdentityBroken, "chronology": ChronologyBroken,
+#: The mutation operators of each declaration kind: every way of breaking a declaration of that kind that the
+#: reference applies to each one (the first is the kind's own; its faults keep the kind's name alone).
+OPERATORS: dict[str, tuple[type[Derived], ...]] = {
+    "filter": (FilterLetThrough, FilterAnswersAllForNothing), "bound": (BoundWidened, BoundNarrowed),
+    "order": (OrderReversed,), "label": (LabelMisnamed,), "echo": (EchoMisnamed,), "moment": (MomentForgotten,),
+    "default": (DefaultMisapplied,), "spelling": (SpellingAnsweredApart,), "projection": (ProjectionLeaks,),
+    "switch": (SwitchDropsItems,), "invariant": (InvariantBroken,), "identity": (IdentityBroken,),
+    "chronology": (ChronologyBroken,),
 }
+#: The kind's own fault of each declaration kind.
+KINDS: dict[str, type[Derived]] = {kind: found[0] for kind, found in OPERATORS.items()}
 
 
 def candidates() -> list[Declaration]:
@@ -1140,11 +1237,11 @@ def _identifier(name: str) -> str:
     return re.sub(r"\W", "_", name)
 
 
-def describe(declaration: Declaration) -> str:
+def describe(declaration: Declaration, operator: type[Derived] | None = None) -> str:
     """A fault's docstring: which declaration it breaks, then how."""
     where = f"{declaration.subject} objects" if declaration.kind in RELATIONS else declaration.subject
     return (f"{where}, {declaration.kind} {declaration.name} ({declaration.rule}): "
-            f"{' '.join((KINDS[declaration.kind].__doc__ or '').split())}")
+            f"{' '.join(((operator or KINDS[declaration.kind]).__doc__ or '').split())}")
 
 
 def collateral(declaration: Declaration) -> tuple[str, ...]:
@@ -1181,16 +1278,28 @@ def collateral(declaration: Declaration) -> tuple[str, ...]:
     return tuple(rule for rule in dict.fromkeys(found) if rule != declaration.rule)
 
 
+def unfit(declaration: Declaration) -> dict[str, str]:
+    """Operator -> why it is not applied to a declaration a fault is derived for (its reading allows the change)."""
+    return {operator.operator: why for operator in OPERATORS[declaration.kind][1:]
+            if (why := operator.unfit(declaration)) is not None}
+
+
 def derive() -> dict[str, type[Derived]]:
-    """A registered fault class for every declaration a fault is derived for, by name."""
+    """A registered fault class for every operator of its kind applied to every declaration a fault is derived for,
+    by name: `Derived_<subject>_<parameter>_<kind>` for the kind's own, and `_<operator>` after it for the others."""
     found = [d for d in candidates() if not_derivable(d) is None]
     out: dict[str, type[Derived]] = {}
     for name, declaration in zip(names(found), found):
-        cls = type(name, (KINDS[declaration.kind],), {
-            "__doc__": describe(declaration), "__module__": __name__, "declaration": declaration,
-            "breaks": (declaration.rule,), "also": collateral(declaration)})
-        register(cls)
-        out[name] = cls
+        skipped = unfit(declaration)
+        for operator in OPERATORS[declaration.kind]:
+            if operator.operator in skipped:
+                continue
+            called = f"{name}_{operator.operator}" if operator.operator else name
+            cls = type(called, (operator,), {
+                "__doc__": describe(declaration, operator), "__module__": __name__, "declaration": declaration,
+                "breaks": (declaration.rule,), "also": collateral(declaration)})
+            register(cls)
+            out[called] = cls
     return out
 
 

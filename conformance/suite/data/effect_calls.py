@@ -173,8 +173,14 @@ class EffectCalls:
         if "none" in effect.spec:
             return effect.get("none")
         source = effect.get("values", "items")
-        if effect.get("match") == "absent" or isinstance(source, list) or source == "enum":
+        if effect.get("match") == "absent" or isinstance(source, list):
             return None
+        if source == "enum":
+            # a documented value that no item the route lists unfiltered shows (an item beyond what was read may
+            # show it: the check is that every item listed is one the value names, not that none is)
+            seen = {str(v) for item in self.base(effect).items for v in members.values(item, effect.get("member"))}
+            enum = checks.operation(effect.subject).schema_of(effect.name)["enum"]
+            return next((value for value in enum if str(value) not in seen), None)
         tried = self.filter_values(effect)
         if not tried:
             return None

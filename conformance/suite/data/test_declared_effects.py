@@ -24,10 +24,10 @@ def cases(kind: str, *, when: Any = None) -> list[Any]:
 
 
 def unmatchable(effect: Declaration) -> bool:
-    """Whether some value of the filter can name nothing: not when every value is a documented one (an enumeration,
-    fixed values) or the filter asks for a member's presence or absence."""
+    """Whether some value of the filter can name nothing: not when its values are fixed ones the documents list, or
+    the filter asks for a member's presence or absence; an enumeration's value no item shows names nothing too."""
     values = effect.get("values", "items")
-    return not (isinstance(values, list) or values == "enum" or effect.get("match") in ("absent", "present"))
+    return not (isinstance(values, list) or effect.get("match") in ("absent", "present"))
 
 
 @pytest.fixture(scope="session")
