@@ -130,7 +130,7 @@ def test_after_the_first_page_is_a_later_page_or_a_whole_list() -> None:
 
 def test_a_bound_is_widened_by_its_step_and_never_past_its_documented_range() -> None:
     app = ReferenceApp(WORLD)
-    fault = REGISTRY["Derived_listValidators_minFeePercentage_bound"]()
+    fault = derived.DERIVED["Derived_listValidators_minFeePercentage_bound"]()
     fault.changed_an_answer = True   # no plain call beside the fault's own, made to learn whether it changed one
     seen: list[str | None] = []
 
