@@ -1029,7 +1029,8 @@ class InvariantBroken(Relation):
         for instance in found:
             self.breaking(instance, request)
 
-    def breaking(self, instance: dict[str, Any], request: dict[str, Any]) -> None:
+    def breaking(self, instance: dict[str, Any], request: dict[str, Any]) -> bool:
+        """Whether the object could be changed so (it is left as it was when not)."""
         effect = self.declaration
 
         # read as the run's watch reads them, so that the fault breaks what the watch judges: at about the time the
@@ -1041,7 +1042,7 @@ class InvariantBroken(Relation):
                     for i, ok in invariants.judged(effect.api, effect.subject, instance, request, context)}
         before = verdicts()
         if before.get(id(effect)) is not True:
-            return
+            return False
         held = {key for key, ok in before.items() if ok and key != id(effect)}
         declared = invariants.by_component(effect.api)[effect.subject]
         for path in next(i.when for i in declared if i.declaration is effect):
@@ -1050,8 +1051,22 @@ class InvariantBroken(Relation):
                 put(instance, path, value)
                 after = verdicts()
                 if after.get(id(effect)) is False and all(after.get(key) is True for key in held):
-                    return
+                    return True
             put(instance, path, original)
+        return False
+
+
+class InvariantBrokenOnSome(InvariantBroken):
+    """About one object in three, picked by its content, is answered with one member the invariant reads changed
+    until the invariant no longer holds; every other object is right (a relation broken on a subset of the items,
+    as an implementation that computes one case apart). One object is answered alike by every route."""
+
+    operator = "on_some"
+
+    def change(self, found: list[dict[str, Any]], request: dict[str, Any]) -> None:
+        for instance in found:
+            if zlib.crc32(repr(instance).encode()) % 3 == 0:
+                self.breaking(instance, request)
 
 
 class IdentityBroken(Relation):
@@ -1136,7 +1151,7 @@ OPERATORS: dict[str, tuple[type[Derived], ...]] = {
     "filter": (FilterLetThrough, FilterAnswersAllForNothing), "bound": (BoundWidened, BoundNarrowed),
     "order": (OrderReversed,), "label": (LabelMisnamed,), "echo": (EchoMisnamed,), "moment": (MomentForgotten,),
     "default": (DefaultMisapplied,), "spelling": (SpellingAnsweredApart,), "projection": (ProjectionLeaks,),
-    "switch": (SwitchDropsItems,), "invariant": (InvariantBroken,), "identity": (IdentityBroken,),
+    "switch": (SwitchDropsItems,), "invariant": (InvariantBroken, InvariantBrokenOnSome), "identity": (IdentityBroken,),
     "chronology": (ChronologyBroken,),
 }
 #: The kind's own fault of each declaration kind.
