@@ -22,12 +22,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     properties = {report.nodeid: dict(getattr(report, "user_properties", [])) for category in
                   ("passed", "failed", "skipped") for report in terminalreporter.getreports(category)
                   if report.when in ("call", "setup") and dict(getattr(report, "user_properties", [])).get("mutation")}
-    decided = [found["mutation"] for found in properties.values() if found["mutation"] != "unobserved"]
-    if not decided:
+    if not properties:
         return
+    decided = [found["mutation"] for found in properties.values() if found["mutation"] != "unobserved"]
     detected = decided.count("detected")
-    terminalreporter.write_sep("=", f"mutation score: {detected}/{len(decided)} faults detected "
-                                    f"({100 * detected / len(decided):.1f}%)")
+    terminalreporter.write_sep("=", f"mutation score: {detected}/{len(decided)} faults detected"
+                                    + (f" ({100 * detected / len(decided):.1f}%)" if decided else ""))
     # the derived faults by API, kind and operator: what each operator catches, and every survivor by name
     scores: dict[str, list[str]] = {}
     survivors: list[str] = []

@@ -934,6 +934,64 @@ class DefaultMisapplied(Derived):
             yield from ("0x0", "0x1", "1")
 
 
+class DefaultLostAfterPageOne(DefaultMisapplied):
+    """Left out, the parameter is applied as documented on the first page of a walk and as another of its values on
+    every page after it: each later page holds items the other value lists and the documented default does not
+    (none twice, so the walk's pages stay apart)."""
+
+    operator = "lost_after_page_one"
+    #: Pages of the walk followed from its first, to learn which page a call asks for and what the walk lists.
+    MOST_PAGES = 20
+
+    @classmethod
+    def unfit(cls, declaration: Declaration) -> str | None:
+        op = operations(declaration.api).get(declaration.subject)
+        if op is None or op.token is None or op.items is None or op.size is None:
+            return "the operation answers no pages: there is no page after the first"
+        return None
+
+    def touches(self, op: Operation, call: Any) -> bool:
+        return Derived.touches(self, op, call) and op.sent(call, self.declaration.name) is None \
+            and bool(op.token and op.sent(call, op.token))
+
+    def handle(self, op: Operation, call: Any, proceed: Proceed) -> Any:
+        reply = proceed(call)
+        answer, path = op.answer(reply), op.items
+        size = members.number(op.sent(call, op.size)) if op.size else None
+        if answer is None or path is None or not isinstance(size, int) or size < 1:
+            return reply
+        walked = self._walked(op, call, proceed)
+        if walked is None:
+            return reply
+        index, listed = walked
+        largest = op.schema_of(op.size or "").get("maximum", 100)
+        for other in self.candidates(op, answer):
+            wider = op.sending(op.first_page(call, largest), self.declaration.name, other)
+            found = op.answer(proceed(wider)) if wider is not None else None
+            apart = [item for item in items_at(found, path) if text(item) not in listed] if found is not None else []
+            page = apart[(index - 1) * size:index * size]
+            if page:
+                return op.answered(reply, with_items(copy.deepcopy(answer), path, copy.deepcopy(page)))
+        return reply
+
+    def _walked(self, op: Operation, call: Any, proceed: Proceed) -> tuple[int, set[str]] | None:
+        """Which page of its walk `call` asks for (the first is 0), and every item the walk lists, read by
+        following it from its first page."""
+        token, page, index, listed = op.sent(call, op.token or ""), op.first_page(call), None, set()
+        for at in range(self.MOST_PAGES):
+            found = op.answer(proceed(page))
+            if found is None or not op.next_token:
+                break
+            listed |= {text(item) for item in items_at(found, op.items)}
+            following = found.get(op.next_token)
+            if following == token:
+                index = at + 1
+            if not following:
+                break
+            page = op.sending(page, op.token or "", following)
+        return (index, listed) if index is not None else None
+
+
 def _without(answer: Any, member: str | None) -> Any:
     return {k: v for k, v in answer.items() if k != member} if isinstance(answer, dict) else answer
 
@@ -1148,10 +1206,18 @@ def kin(declaration: Declaration) -> tuple[str, ...]:
 #: The mutation operators of each declaration kind: every way of breaking a declaration of that kind that the
 #: reference applies to each one (the first is the kind's own; its faults keep the kind's name alone).
 OPERATORS: dict[str, tuple[type[Derived], ...]] = {
-    "filter": (FilterLetThrough, FilterAnswersAllForNothing), "bound": (BoundWidened, BoundNarrowed),
-    "order": (OrderReversed,), "label": (LabelMisnamed,), "echo": (EchoMisnamed,), "moment": (MomentForgotten,),
-    "default": (DefaultMisapplied,), "spelling": (SpellingAnsweredApart,), "projection": (ProjectionLeaks,),
-    "switch": (SwitchDropsItems,), "invariant": (InvariantBroken, InvariantBrokenOnSome), "identity": (IdentityBroken,),
+    "filter": (FilterLetThrough, FilterAnswersAllForNothing),
+    "bound": (BoundWidened, BoundNarrowed),
+    "order": (OrderReversed,),
+    "label": (LabelMisnamed,),
+    "echo": (EchoMisnamed,),
+    "moment": (MomentForgotten,),
+    "default": (DefaultMisapplied, DefaultLostAfterPageOne),
+    "spelling": (SpellingAnsweredApart,),
+    "projection": (ProjectionLeaks,),
+    "switch": (SwitchDropsItems,),
+    "invariant": (InvariantBroken, InvariantBrokenOnSome),
+    "identity": (IdentityBroken,),
     "chronology": (ChronologyBroken,),
 }
 #: The kind's own fault of each declaration kind.

@@ -20,6 +20,8 @@ from conformance.suite.data.conftest import ALIASES, QUICK_CURRENCIES, ROUTE_CHA
 API = "data"
 #: Distinct values a filter is tried with beyond the first, in exhaustive profiles.
 MORE_VALUES = 2
+#: Items a page of the walks two ordered requests are compared over: few, so that a short list has later pages.
+WALKED_PAGE = 3
 
 
 class EffectCalls:
@@ -328,7 +330,9 @@ class EffectCalls:
         there only how full their pages are is compared."""
         operation = checks.operation(effect.subject)
         ordered = "sortOrder" in operation.parameters
-        size = {} if ordered or "pageSize" not in operation.parameters else \
+        # in order, at a few items a page, so that the walks have later pages to compare even where the target
+        # holds few items; in no order, at a page that holds all of them
+        size = {} if "pageSize" not in operation.parameters else {"pageSize": WALKED_PAGE} if ordered else \
             {"pageSize": checks.plain_page_size(effect.subject)}
 
         def sender(params: dict[str, Any]) -> Callable[[], Any]:
