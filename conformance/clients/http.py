@@ -5,6 +5,7 @@ import contextlib
 import email.utils
 import hashlib
 import http.client
+import collections
 import io
 import json
 import re
@@ -149,7 +150,7 @@ KEPT_HEAD, KEPT_TAIL = 16 * 1024, 4 * 1024
 KEPT_TEXT = 4 * 1024
 #: Answers over KEEP_WHOLE read at once at most: the others wait for one to be read and trimmed, so that bodies
 #: in flight are bounded whatever the target sends and however many tests are in flight.
-LARGE_IN_FLIGHT = 2
+LARGE_IN_FLIGHT = 1
 
 
 def _shortened(value: Any) -> Any:
@@ -179,24 +180,32 @@ def _kept_size(value: Any) -> int:
 
 
 class RateLimiter:
-    """Spaces requests so that at most `per_second` start in any second."""
+    """Spaces requests so that at most `per_second` start in any second.
+
+    A turn is taken when the request really starts, not when it was scheduled: a thread that wakes late (a loaded
+    machine) would otherwise start beside the next one on time, and a second of the target's would see one more.
+    The starts of the last second are kept and counted too, so no window of a second ever holds more."""
 
     def __init__(self, per_second: float | None) -> None:
         self.interval = 1.0 / per_second if per_second else 0.0
         self._next = 0.0
         self._lock = threading.Lock()
+        self._starts: collections.deque[float] = collections.deque(maxlen=max(1, int(per_second or 1)))
 
     def wait(self) -> float:
         """Waits for this request's turn; returns when it was (time.monotonic)."""
         if not self.interval:
             return time.monotonic()
-        with self._lock:
-            start = max(time.monotonic(), self._next)
-            self._next = start + self.interval
-        now = time.monotonic()
-        if start > now:
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                full = len(self._starts) == self._starts.maxlen
+                start = max(now, self._next, self._starts[0] + 1.0 if full else now)
+                if start <= now:
+                    self._next = now + self.interval
+                    self._starts.append(now)
+                    return now
             time.sleep(start - now)
-        return start
 
 
 @dataclass
