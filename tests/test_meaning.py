@@ -126,7 +126,7 @@ def test_instances_follow_the_response_schema_to_every_named_object() -> None:
 # Invariants, identities, chronologies, writes -------------------------------------------------------------------
 
 def test_an_invariant_holds_decides_or_leaves_an_object_alone() -> None:
-    vertex = next(i for i in invariants.by_component("data")["Vertex"])
+    vertex = next(i for i in invariants.by_component("data")["Vertex"] if i.declaration.name == "txCount")
     assert vertex.holds({"txCount": 2, "transactions": ["a", "b"]}, {}) is True
     assert vertex.holds({"txCount": 3, "transactions": ["a", "b"]}, {}) is False
     assert vertex.applies({"txCount": 3}) is False

@@ -99,7 +99,7 @@ class Exchange:
     def settle(self) -> None:
         """Parses a large body now (a JSON one) and keeps it trimmed: the whole body is not kept after it is read."""
         if len(self.body) > KEEP_WHOLE:
-            if self.body[:1] in (b"{", b"[") and self.is_json():
+            if opens_a_container(self.body) and self.is_json():
                 return   # parsing trimmed it
             if not self.trimmed:
                 self._trim()
@@ -141,6 +141,11 @@ class Exchange:
         if self.request_body is not None:
             parts += ["-d", shlex.quote(self.request_body.decode("utf-8", "replace"))]
         return " ".join(parts)
+
+
+def opens_a_container(body: bytes) -> bool:
+    """Whether a body's JSON text opens an object or an array: whitespace may come first (RFC 8259 §2)."""
+    return body[:4096].lstrip(b" \t\n\r")[:1] in (b"{", b"[")
 
 
 #: Bodies larger than this are trimmed once parsed, to their first and last bytes.

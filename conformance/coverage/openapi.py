@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from conformance import specs
-from conformance.clients.http import KEEP_WHOLE, Exchange
+from conformance.clients.http import KEEP_WHOLE, Exchange, opens_a_container
 from conformance.coverage.items import REACHED, VALID, Shape, Update
 from conformance.coverage.keywords import (BOUNDS, Keyword, Keywords, Sampler, merged, presence_updates,
                                            value_updates)
@@ -163,7 +163,7 @@ class RestModel:
         if status is not None:
             updates.append(Update(operation, "responses", status, VALID))
             keywords = op.responses[status]
-            if keywords is not None and len(exchange.body) <= KEEP_WHOLE and exchange.body[:1] in (b"{", b"[") \
+            if keywords is not None and len(exchange.body) <= KEEP_WHOLE and opens_a_container(exchange.body) \
                     and self.sampler.read((operation, status)):
                 body = exchange.json() if exchange.is_json() else None
                 if body is not None:

@@ -1344,6 +1344,13 @@ def collateral(declaration: Declaration) -> tuple[str, ...]:
             identity.declaration.rule for root in roots for identity in identities.by_component(declaration.api)
             .get(root, ()) if (identity.declaration.get("by_difference") or {}).get(declaration.name) ==
             declaration.rule and identity.declaration.rule != declaration.rule))
+    if declaration.kind == "invariant":
+        # a member changed until the relation breaks is one a chronology of the same objects may order by: a block
+        # answered in the future is also out of order with the next one
+        changed = set(members.paths_of(declaration.get("when")))
+        return tuple(dict.fromkeys(
+            chronology.rule for chronology in identities.chronologies(declaration.api).get(declaration.subject, ())
+            if {chronology.get("by"), chronology.get("then")} & changed and chronology.rule != declaration.rule))
     if declaration.kind != "echo":
         return ()
     op = operations(declaration.api)[declaration.subject]
