@@ -1180,8 +1180,11 @@ class ChronologyBroken(Relation):
             seconds = members.instant(then)
             if by is None or seconds is None:
                 continue
-            # a function of the object alone: the same object is answered alike everywhere, only the order breaks
-            flipped = 10 ** len(str(abs(int(seconds)))) - int(by)
+            # a function of the object alone: the same object is answered alike everywhere, only the order breaks;
+            # in the past of the times it replaces (a time of the same number of digits, less one), so that what
+            # relates a time to the answer's still holds
+            digits = len(str(abs(int(seconds))))
+            flipped = 10 ** (digits - 1) - int(by) if int(by) < 10 ** (digits - 1) else 10 ** digits - int(by)
             put(instance, str(effect.get("then")), _at(then, flipped))
 
 
