@@ -259,7 +259,9 @@ class Watch:
             self._local.asking = False
         answer = answer_of(fresh)
         if answer is None:
-            return None
+            # refused now (a 4XX other than 429): the earlier answer that showed the object was another request's
+            refused = fresh.status is not None and 400 <= fresh.status < 500 and fresh.status != 429
+            return ABSENT if refused else None
         for _, _, instance in instances.instances(answer.api, answer.schema, answer.value,
                                                   (identity.declaration.subject,)):
             scope = key[1]
