@@ -12,6 +12,7 @@ import pytest
 
 from conformance import config, signals
 from conformance.clients.deadline import why_silent
+from conformance.engine.memory import hand_back_large_blocks
 from conformance.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError, TargetUnreachable
 from conformance.session import Endpoints, open_endpoints
 
@@ -24,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "workers", None):
         from conformance.plugin.options import NO_WORKERS
         raise ConfigError(NO_WORKERS)
+    # the command's own process: a pytest session that loads the plugin keeps its allocator as it was
+    hand_back_large_blocks()
     cli = {name: getattr(args, name, None) for name in config.OPTIONS}
     target = config.resolve(cli)
     report_dir = Path(target.report_dir) if target.report_dir else None

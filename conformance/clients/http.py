@@ -1,11 +1,11 @@
 """One HTTP session per target: keep-alive, timeouts, a body cap, a rate limit, 429 handling, recorded exchanges."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import email.utils
 import hashlib
 import http.client
-import collections
 import io
 import json
 import re

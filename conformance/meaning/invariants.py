@@ -196,20 +196,27 @@ def judged(api: str, component: str, instance: dict[str, Any], request: dict[str
     reads the same objects on many pages and walks, and a verdict depends only on the object and the request, except
     an invariant's that reads the clock, which is judged at every answer. `seen_as`: the object's text's hash, when
     the caller has it."""
-    found = by_component(api).get(component, ())
     if memo is None:
-        yield from _judge(found, instance, request, context)
+        yield from _judge(by_component(api).get(component, ()), instance, request, context)
         return
-    reads_request = any(invariant.reads_request for invariant in found)
+    timeless, timed, reads_request = _split(api, component)
     key = (api, component, hash(repr(instance)) if seen_as is None else seen_as,
            hash(repr(sorted(request.items()))) if reads_request else None)
-    timeless = memo.get(key)
-    if timeless is None:
+    verdicts = memo.get(key)
+    if verdicts is None:
         if len(memo) >= MEMO_SIZE:
             memo.clear()
-        timeless = memo[key] = list(_judge([i for i in found if not i.reads_clock], instance, request, context))
-    yield from timeless
-    yield from _judge([invariant for invariant in found if invariant.reads_clock], instance, request, context)
+        verdicts = memo[key] = list(_judge(timeless, instance, request, context))
+    yield from verdicts
+    yield from _judge(timed, instance, request, context)
+
+
+@cache
+def _split(api: str, component: str) -> tuple[tuple[Invariant, ...], tuple[Invariant, ...], bool]:
+    """A component's invariants that do not read the clock, those that do, and whether any reads the request."""
+    found = by_component(api).get(component, ())
+    return (tuple(i for i in found if not i.reads_clock), tuple(i for i in found if i.reads_clock),
+            any(i.reads_request for i in found))
 
 
 def _judge(found: Iterable[Invariant], instance: dict[str, Any], request: dict[str, Any],

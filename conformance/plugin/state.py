@@ -16,7 +16,7 @@ from conformance.engine.store import CaseStore
 from conformance.coverage.recorder import CoverageRecorder
 from conformance.meaning.watch import Watch
 from conformance.signals import Stopping
-from conformance.engine.memory import MemoryBound, hand_back_large_blocks, peak_bytes
+from conformance.engine.memory import MemoryBound, peak_bytes
 from conformance.discovery.session import discovery_run
 from conformance.errors import EXIT_INCOMPLETE, ConfigError
 from conformance.history.session import RunHistory
@@ -40,7 +40,6 @@ class RunState:
         self.http: HttpSession | None = None
         self.stopping = Stopping()     # why the run stopped early, if it did
         self.collected: dict[str, list[str]] = {}   # node ID -> the rules it carries
-        hand_back_large_blocks()
         self.memory = MemoryBound(conf.DEFAULT_MAX_MEMORY_MB * 2**20)
         self.cache = RunCache(self.memory)   # what the run reads once (the `once` fixture)
         self.cases: CaseStore | None = None   # the cases of generated tests kept from earlier runs

@@ -131,15 +131,14 @@ class EffectCalls:
             listed = checks.items_of(source.removeprefix("operation:"), body)
             found = [v for item in listed for v in members.values(item, effect.get("member"))]
             return [(value, None) for value in list(dict.fromkeys(found))[:self._count()]]
-        base = self.base(effect)
         if source == "enum":
-            enum = checks.operation(effect.subject).schema_of(effect.name)["enum"]
-            seen = Counter(str(v) for item in base.items for v in members.values(item, effect.get("member")))
-            ordered = sorted(enum, key=lambda value: -seen[value])
+            enum, seen = self._enumeration(effect)
+            ordered = sorted(enum, key=lambda value: -seen[str(value)])
             # every value of a short enumeration, in every profile: each is a sentence of its own ("returns only
             # validators of that status"), and one value honoured says nothing of the next
             many = len(ordered) if len(ordered) <= WHOLE_ENUMERATION else self._count() if self.data.exhaustive else 1
             return [(value, None) for value in ordered[:many]]
+        base = self.base(effect)
         picked: list[tuple[Any, Any]] = []
         for item in base.items:
             for value in members.values(item, effect.get("member")):
@@ -161,6 +160,13 @@ class EffectCalls:
             if value is not None and all(value != tried for tried, _ in out):
                 out.append((value, []))
         return out
+
+    def _enumeration(self, effect: Declaration) -> tuple[list[Any], Counter[str]]:
+        """The documented values of an enumerated filter, and how many items the route lists unfiltered show each
+        (as text)."""
+        enum = checks.operation(effect.subject).schema_of(effect.name)["enum"]
+        seen = Counter(str(v) for item in self.base(effect).items for v in members.values(item, effect.get("member")))
+        return enum, seen
 
     def _value_or_none(self, value: Any) -> Any:
         if isinstance(value, str) and value.startswith("sample:"):
@@ -185,9 +191,8 @@ class EffectCalls:
         if source == "enum":
             # a documented value that no item the route lists unfiltered shows (an item beyond what was read may
             # show it: the check is that every item listed is one the value names, not that none is)
-            seen = {str(v) for item in self.base(effect).items for v in members.values(item, effect.get("member"))}
-            enum = checks.operation(effect.subject).schema_of(effect.name)["enum"]
-            return next((value for value in enum if str(value) not in seen), None)
+            enum, seen = self._enumeration(effect)
+            return next((value for value in enum if not seen[str(value)]), None)
         tried = self.filter_values(effect)
         if not tried:
             return None
