@@ -70,6 +70,8 @@ class Ledger:
         self.latest = exchange_ref(exchange)
 
     def _keep(self, rule_id: str, exchange: Exchange | None, check: str) -> None:
+        if check == "held" and len(self.exchanges.get(rule_id, ())) >= EXCHANGES_PER_RULE:
+            return   # the common case, first: a rule checked thousands of times keeps its first few exchanges
         ref = exchange_ref(exchange) if exchange is not None else self.latest
         if ref is None:
             return

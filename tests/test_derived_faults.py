@@ -69,12 +69,14 @@ def test_derived_faults_are_registered_under_their_declaration_s_name() -> None:
 
 
 def test_each_derived_fault_breaks_its_declaration_s_rule_and_says_how() -> None:
-    """A derived fault names its declaration's rule alone, and its summary the operation, the rule and the
+    """A derived fault names one rule, its declaration's (or the one its operator breaks the sentence of: a value
+    not converted breaks what the projected values are), and its summary the operation, the rule and the
     deviation."""
     catalogue = load_catalogue()
     for name, cls in derived.DERIVED.items():
         declaration = cls.declaration
-        assert cls.breaks == (declaration.rule,) and declaration.rule in catalogue, name
+        assert cls.breaks == cls.charged(declaration) and len(cls.breaks) == 1, name
+        assert cls.breaks[0] in catalogue and (cls.breaks == (declaration.rule,) or cls.operator), name
         summary = cls.summary()
         assert declaration.subject in summary and declaration.rule in summary and len(summary) > 80, name
 

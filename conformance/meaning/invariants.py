@@ -6,9 +6,9 @@ the members it names in `when` are present (not null). Values are compared as th
 `num()` reads a decimal or 0x-hex string as a number, `lower()` drops case, and `request('name')` is a parameter
 of the request that brought the answer. Arithmetic is exact (decimal, never float): `plus(a, b, …)`,
 `minus(a, b)`, `times(a, b, …)`, `over(a, b)`, `scaled(amount, decimals)` (an amount in the smallest unit as whole
-units), and `near(a, b, relative, absolute)` (a within the larger of the two tolerances of b); `now()` is when the
-answer arrived (UNIX seconds, the suite's clock). Any of them given null, or a value that is not a number, gives
-null: it decides nothing. Members are read as the documents mean them (`members.canonical`: a decimal or
+units), and `near(a, b, relative, absolute)` (a within the larger of the two tolerances of b); `now()` is the second
+the answer arrived in (whole UNIX seconds, the suite's clock). Any of them given null, or a value that is not a
+number, gives null: it decides nothing. Members are read as the documents mean them (`members.canonical`: a decimal or
 hex text is its number). An expression that cannot be evaluated on an object (a member of another type), or that
 gives null, decides nothing about it: its form is the shape rules'.
 """
@@ -20,10 +20,9 @@ from functools import cache
 from typing import Any
 from collections.abc import Iterable, Iterator
 
-import jmespath
 from jmespath import exceptions, functions
 
-from conformance.meaning import members
+from conformance.meaning import expressions, members
 from conformance.meaning.declarations import Declaration, of_kind
 
 
@@ -126,7 +125,7 @@ class _Functions(functions.Functions):
 @dataclass(frozen=True)
 class Invariant:
     declaration: Declaration
-    expression: Any
+    expression: expressions.Compiled
     when: tuple[str, ...]
     reads_clock: bool = False     # calls now(): its verdict is of the moment the answer arrived
     reads_request: bool = False   # calls request(): its verdict is of the request too
@@ -139,8 +138,7 @@ class Invariant:
         """True or False; None when the expression cannot be evaluated on this object (`context`: what the run
         knows of the answer beyond it, such as when it arrived)."""
         try:
-            found = self.expression.search(instance, options=jmespath.Options(
-                custom_functions=_Functions(request, context)))
+            found = self.expression(instance, _Functions(request, context))
         except (exceptions.JMESPathError, TypeError, ValueError, ArithmeticError):
             return None
         if found is None:
@@ -175,7 +173,7 @@ def by_component(api: str) -> dict[str, tuple[Invariant, ...]]:
     out: dict[str, list[Invariant]] = {}
     for declaration in of_kind("invariant", api):
         holds = declaration.get("holds")
-        compiled = jmespath.compile(holds)
+        compiled = expressions.compiled(holds)
         out.setdefault(declaration.subject, []).append(
             Invariant(declaration, compiled, tuple(members.paths_of(declaration.get("when"))),
                       reads_clock="now(" in holds, reads_request="request(" in holds))
@@ -194,21 +192,30 @@ def judged(api: str, component: str, instance: dict[str, Any], request: dict[str
 
     With a `memo` (one run's), an object seen before, in an answer to the same request, is not judged again: a run
     reads the same objects on many pages and walks, and a verdict depends only on the object and the request, except
-    an invariant's that reads the clock, which is judged at every answer. `seen_as`: the object's text's hash, when
-    the caller has it."""
+    an invariant's that reads the clock, which is judged again in each second answers arrive in. `seen_as`: the
+    object's text's hash, when the caller has it."""
     if memo is None:
         yield from _judge(by_component(api).get(component, ()), instance, request, context)
         return
     timeless, timed, reads_request = _split(api, component)
     key = (api, component, hash(repr(instance)) if seen_as is None else seen_as,
            hash(repr(sorted(request.items()))) if reads_request else None)
+    yield from _memoized(memo, key, timeless, instance, request, context)
+    if timed:
+        # the clock's verdicts are of the second the answer arrived in: a run sees the same object many times a second
+        second = int(context["now"]) if context and context.get("now") is not None else None
+        yield from _memoized(memo, (*key, second), timed, instance, request, {**(context or {}), "now": second})
+
+
+def _memoized(memo: dict[tuple[Any, ...], list[tuple[Invariant, bool]]], key: tuple[Any, ...],
+              found: tuple[Invariant, ...], instance: dict[str, Any], request: dict[str, Any],
+              context: dict[str, Any] | None) -> list[tuple[Invariant, bool]]:
     verdicts = memo.get(key)
     if verdicts is None:
         if len(memo) >= MEMO_SIZE:
             memo.clear()
-        verdicts = memo[key] = list(_judge(timeless, instance, request, context))
-    yield from verdicts
-    yield from _judge(timed, instance, request, context)
+        verdicts = memo[key] = list(_judge(found, instance, request, context))
+    return verdicts
 
 
 @cache

@@ -56,7 +56,18 @@ def _rpc_api_from_path(path: str) -> str | None:
 
 
 def operation_of(exchange: Exchange) -> tuple[str, str] | None:
-    """(API, operation) of one exchange, or None when it matches nothing documented (a probe of a wrong path)."""
+    """(API, operation) of one exchange, or None when it matches nothing documented (a probe of a wrong path);
+    worked out once per exchange, for coverage, the watch and the latencies alike."""
+    known = exchange.__dict__.get("_operation", _UNKNOWN)
+    if known is _UNKNOWN:
+        known = exchange._operation = _operation_of(exchange)   # type: ignore[attr-defined]  # a memo, not a field
+    return known
+
+
+_UNKNOWN = object()
+
+
+def _operation_of(exchange: Exchange) -> tuple[str, str] | None:
     path = urlsplit(exchange.url).path
     if exchange.method == "POST" and exchange.request_body and exchange.request_body[:1] in (b"{", b"["):
         try:

@@ -500,6 +500,11 @@ class Derived(Fault):
         """Why this operator cannot break `declaration` (None when it can): a mutation its reading allows."""
         return None
 
+    @classmethod
+    def charged(cls, declaration: Declaration) -> tuple[str, ...]:
+        """The rules whose sentence this operator breaks on `declaration`: its own."""
+        return (declaration.rule,)
+
     def attach(self, world: World) -> None:
         self.world = world
 
@@ -779,6 +784,39 @@ class OrderReversed(Derived):
         return op.rewrite(reply, lambda changed: with_items(changed, path, items_at(changed, path)[::-1]))
 
 
+class OrderSwappedOnPageOne(OrderReversed):
+    """The first page of a walk lists its first and last items in each other's place (where they differ in the
+    member ordered by); later pages are right: an order applied to all but the page's ends."""
+
+    operator = "swapped_on_page_one"
+
+    def handle(self, op: Operation, call: Any, proceed: Proceed) -> Any:
+        effect = self.declaration
+        reply = proceed(call)
+        answer, path = op.answer(reply), op.list_of(effect)
+        if text(op.sent(call, effect.name)) != text(effect.get("value")) or path is None or answer is None \
+                or (op.token is not None and op.sent(call, op.token)):
+            return reply
+        listed = items_at(answer, path)
+        if len(listed) < 2 or _ordered_by(effect, listed[0]) == _ordered_by(effect, listed[-1]):
+            return reply
+
+        def swapped(changed: Any) -> Any:
+            items = items_at(changed, path)
+            return with_items(changed, path, [items[-1], *items[1:-1], items[0]])
+        return op.rewrite(reply, swapped)
+
+
+def _ordered_by(effect: Declaration, item: Any) -> Any:
+    """The value an order's member (the first of its spellings the item has) holds in `item`."""
+    named = effect.get("member")
+    for member in named if isinstance(named, list) else [named]:
+        found = members.first(item, str(member))
+        if found is not None:
+            return members.canonical(found)
+    return None
+
+
 class LabelMisnamed(Derived):
     """After the first page of a walk (on every answer of an operation without pages), the declared objects name
     another value than the one asked for."""
@@ -865,6 +903,28 @@ class MomentForgotten(Derived):
         now_items = items_at(current, op.items)
         return op.rewrite(reply, lambda changed: with_items(
             changed, op.items or "", [copy.deepcopy(_likest(item, now_items)) for item in items_at(changed, op.items)]))
+
+
+class MomentInMilliseconds(MomentForgotten):
+    """A moment given in UNIX seconds is read as milliseconds: the answer is the one for the moment a thousand
+    times earlier (in January 1970)."""
+
+    operator = "in_milliseconds"
+
+    def handle(self, op: Operation, call: Any, proceed: Proceed) -> Any:
+        effect = self.declaration
+        sent = op.sent(call, effect.name)
+        seconds = members.number(sent) if sent is not None and not isinstance(sent, bool) else None
+        if not isinstance(seconds, int) or seconds < 1000:
+            return proceed(call)
+        early = op.sending(call, effect.name, _like(sent, Decimal(seconds // 1000)))
+        return proceed(early if early is not None else call)
+
+    @classmethod
+    def unfit(cls, declaration: Declaration) -> str | None:
+        if declaration.get("at") != "timestamp":
+            return "the moment is a block, counted in blocks: it has no unit of time to be read in"
+        return None
 
 
 def now(op: Operation, effect: Declaration) -> Any:
@@ -1030,6 +1090,48 @@ class ProjectionLeaks(Derived):
             return reply
         return op.rewrite(reply, lambda changed: leak(op, changed, (effect.name, value), tuple(members.paths_of(
             effect.get("components"))), tuple(members.paths_of(effect.get("members"))), effect.rule))
+
+
+class ProjectionUnconverted(ProjectionLeaks):
+    """With a value other than the default, the objects it projects keep the numbers of the default's answer (on
+    first pages, and on every answer of an operation without pages): named, not converted."""
+
+    operator = "unconverted"
+
+    def handle(self, op: Operation, call: Any, proceed: Proceed) -> Any:
+        effect = self.declaration
+        value, default = op.sent(call, effect.name), op.schema_of(effect.name).get("default")
+        reply = proceed(call)
+        answer = op.answer(reply)
+        if value is None or default is None or text(value) == text(default) or answer is None \
+                or (op.token is not None and op.sent(call, op.token)):
+            return reply
+        plain = op.sending(call, effect.name, default)
+        unconverted = op.answer(proceed(plain)) if plain is not None else None
+        if unconverted is None:
+            return reply
+        components = tuple(members.paths_of(effect.get("components")))
+        kept = {pointer: instance for _, pointer, instance in instances.instances(
+            op.api, op.schema, unconverted, components)}
+
+        def change(changed: Any) -> Any:
+            for _, pointer, instance in instances.instances(op.api, op.schema, changed, components):
+                for name, number in (kept.get(pointer) or {}).items():
+                    if members.number(number) is not None and not isinstance(number, bool) and name in instance:
+                        instance[name] = copy.deepcopy(number)
+            return changed
+        return op.rewrite(reply, change)
+
+    @classmethod
+    def unfit(cls, declaration: Declaration) -> str | None:
+        if not declaration.get("components"):
+            return "the projection names members, not objects converted by a factor: nothing is converted"
+        return None
+
+    @classmethod
+    def charged(cls, declaration: Declaration) -> tuple[str, ...]:
+        """A value not converted breaks the sentence that says what the projected values are (`converts`)."""
+        return (str(declaration.get("converts", declaration.rule)),)
 
 
 class SwitchDropsItems(Derived):
@@ -1211,13 +1313,13 @@ def kin(declaration: Declaration) -> tuple[str, ...]:
 OPERATORS: dict[str, tuple[type[Derived], ...]] = {
     "filter": (FilterLetThrough, FilterAnswersAllForNothing),
     "bound": (BoundWidened, BoundNarrowed),
-    "order": (OrderReversed,),
+    "order": (OrderReversed, OrderSwappedOnPageOne),
     "label": (LabelMisnamed,),
     "echo": (EchoMisnamed,),
-    "moment": (MomentForgotten,),
+    "moment": (MomentForgotten, MomentInMilliseconds),
     "default": (DefaultMisapplied, DefaultLostAfterPageOne),
     "spelling": (SpellingAnsweredApart,),
-    "projection": (ProjectionLeaks,),
+    "projection": (ProjectionLeaks, ProjectionUnconverted),
     "switch": (SwitchDropsItems,),
     "invariant": (InvariantBroken, InvariantBrokenOnSome),
     "identity": (IdentityBroken,),
@@ -1388,7 +1490,7 @@ def derive() -> dict[str, type[Derived]]:
             called = f"{name}_{operator.operator}" if operator.operator else name
             cls = type(called, (operator,), {
                 "__doc__": describe(declaration, operator), "__module__": __name__, "declaration": declaration,
-                "breaks": (declaration.rule,), "also": collateral(declaration)})
+                "breaks": operator.charged(declaration), "also": collateral(declaration)})
             register(cls)
             out[called] = cls
     return out

@@ -430,21 +430,28 @@ class EffectCalls:
         return case
 
     def projected_pairs(self, effect: Declaration, value: Any) -> tuple[Exchange, list[tuple[str, Any, Any]]]:
-        """(the answer with `value`, [(where, the member the projection changes without it, and with it)]): each
-        object of the declared components at one place of both first pages, the value each names (a Price's
-        value). A balance's value is left out: it moves with a live balance between the two requests."""
+        """(the first answer with `value`, [(where, the member the projection changes without it, and with it)]):
+        each object of the declared components at one place of both answers, on every page of both walks of a list
+        route (a few items a page, so that there are later pages), the value each names (a Price's value). A
+        balance's value is left out: it moves with a live balance between the two requests."""
         operation = checks.operation(effect.subject)
         components = tuple(effect.get("components", ()))
-        before, after = self.send(effect, {}), self.send(effect, {effect.name: value})
-        bodies = [checks.answered(exchange) for exchange in (before, after)]
-        if any(body is None for body in bodies):
-            return after, []
-        found = [{pointer: instance for _, pointer, instance in
-                  instances.instances(API, operation.response_schema, body, components)} for body in bodies]
-        pairs = [(pointer, found[0][pointer].get("value"), instance.get("value"))
-                 for pointer, instance in found[1].items()
-                 if pointer in found[0] and not pointer.endswith("/balanceValue")]
-        return after, pairs
+        if operation.list_member and "pageSize" in operation.parameters:
+            walks = [self.walk(effect, {"pageSize": WALKED_PAGE, **params}) for params in ({}, {effect.name: value})]
+            pages = [[exchange for exchange, _, _ in walk.pages()] for walk in walks]
+        else:
+            pages = [[self.send(effect, {})], [self.send(effect, {effect.name: value})]]
+        pairs: list[tuple[str, Any, Any]] = []
+        for number, (before, after) in enumerate(zip(*pages)):
+            bodies = [checks.answered(exchange) for exchange in (before, after)]
+            if any(body is None for body in bodies):
+                break
+            found = [{pointer: instance for _, pointer, instance in
+                      instances.instances(API, operation.response_schema, body, components)} for body in bodies]
+            pairs += [(f"page {number + 1} {pointer}", found[0][pointer].get("value"), instance.get("value"))
+                      for pointer, instance in found[1].items()
+                      if pointer in found[0] and not pointer.endswith("/balanceValue")]
+        return pages[1][0], pairs
 
     def projection_value(self, effect: Declaration) -> Any:
         schema = checks.operation(effect.subject).schema_of(effect.name)

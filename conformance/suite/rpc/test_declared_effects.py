@@ -2,6 +2,8 @@
 the method: derived from `x-effects` in specs/openrpc/*.json, one test per declaration and kind of check."""
 from __future__ import annotations
 
+import json
+
 from typing import Any
 from collections.abc import Callable
 
@@ -246,13 +248,20 @@ def test_a_moment_in_history_is_as_the_chain_was(endpoints_of: Callable[[Declara
             pytest.skip(f"{effect.subject} names no moment it changed at")
         last = max(points)
         sent = hex(last) if effect.get("at") == "block" else last
+        at_change = calls.call(effect, {effect.name: sent})
         if effect.get("last_change"):   # the moment the answer names is its last change: nothing changed since
-            at_change = calls.call(effect, {effect.name: sent})
             with independently():
                 check(value(calls.result(at_change)) == value(now), effect.rule,
                       f"{effect.subject} at {sent}, its last change, answers otherwise than now",
                       expected=str(value(now))[:300], received=str(value(calls.result(at_change)))[:300],
                       exchange=at_change)
+                effects.verified(effect)
+        else:   # what is in force now took force at a moment it names, by the last of them: so it is at that moment
+            missing = sorted(entries(value(now)) - entries(value(calls.result(at_change))))
+            with independently():
+                check(not missing, effect.rule, f"{effect.subject} at {sent}, the latest moment its answer names "
+                      f"a change at, leaves out what it answers now", expected=f"{sorted(entries(value(now)))[:10]} "
+                      f"in force at {sent}", received=f"{missing[:10]} missing", exchange=at_change)
                 effects.verified(effect)
         if last > 0:
             before = hex(last - 1) if effect.get("at") == "block" else last - 1
@@ -262,3 +271,12 @@ def test_a_moment_in_history_is_as_the_chain_was(endpoints_of: Callable[[Declara
                   expected=f"not {str(value(now))[:300]} (it changed at {last})",
                   received=str(value(calls.result(exchange)))[:300], exchange=exchange)
             effects.verified(effect)
+
+
+def entries(value: Any) -> set[str]:
+    """What an answer lists: an object's member names, a list's items (as their JSON text)."""
+    if isinstance(value, dict):
+        return set(value)
+    if isinstance(value, list):
+        return {json.dumps(item, sort_keys=True, default=str) for item in value}
+    return set()
