@@ -22,14 +22,15 @@ _PYTEST_EXIT = {int(pytest.ExitCode.USAGE_ERROR): EXIT_USAGE, int(pytest.ExitCod
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "workers", None):
+    if getattr(args, "workers", None) or any(_asks_for_workers(arg) for arg in getattr(args, "pytest_args", [])):
         from conformance.plugin.options import NO_WORKERS
-        raise ConfigError(NO_WORKERS)
+        raise ConfigError(NO_WORKERS)   # before any target is started or report folder made
     # the command's own process: a pytest session that loads the plugin keeps its allocator as it was
     hand_back_large_blocks()
     cli = {name: getattr(args, name, None) for name in config.OPTIONS}
     target = config.resolve(cli)
     report_dir = Path(target.report_dir) if target.report_dir else None
+    made = report_dir is not None and not report_dir.exists()
     if report_dir is not None:
         try:
             report_dir.mkdir(parents=True, exist_ok=True)
@@ -64,14 +65,30 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         code = EXIT_INCOMPLETE
         print("conformance: interrupted", file=sys.stderr, flush=True)
-    if code == EXIT_INCOMPLETE and report_dir is not None and not _written_since(report_dir, started):
-        # Stopped before the run's own reports (starting the target, collecting): reports still say so.
+    if code == EXIT_INCOMPLETE and report_dir is not None and not verdict.missing \
+            and not _written_since(report_dir, started):
+        # Stopped before the run's own reports (starting the target, collecting): reports still say so. A run
+        # whose reports were written but for some (`missing`) keeps those it wrote: they are its verdict.
         write_aborted_report(target, None, report_dir, "interrupted before any test ran", incomplete=True)
     written = f"reports in {report_dir}/" if report_dir is not None else "no reports written"
     if verdict.missing:
         written = f"reports NOT written: {', '.join(verdict.missing)} missing in {report_dir}/"
+    if verdict.code is None and code == EXIT_USAGE and args.pytest_args:
+        # pytest refused what was given after `--`, or selected no test with it (its lines above say which)
+        if made and report_dir is not None:
+            with contextlib.suppress(OSError):
+                report_dir.rmdir()   # only when empty: the folder this run made for reports it never wrote
+        print(f"conformance: nothing tested: pytest refused the arguments after --, or ran no test with them "
+              f"({' '.join(args.pytest_args)}) ; exit {code}", flush=True)
+        return code
     print(f"conformance: tested {target.describe()}; {written} ; exit {code}", flush=True)
     return code
+
+
+def _asks_for_workers(arg: str) -> bool:
+    """Whether a pytest argument asks pytest-xdist for worker processes (-n 2, -n2, --numprocesses=2)."""
+    return arg in ("-n", "--numprocesses") or arg.startswith("--numprocesses=") or (
+        arg.startswith("-n") and arg[2:].isdigit()) or arg in ("-nauto", "-nlogical")
 
 
 def writable(report_dir: Path) -> None:
@@ -141,7 +158,7 @@ def write_aborted_report(target: config.Target, endpoints: Endpoints | None, rep
     from conformance.reporting.contract import pinned_contract, run_options
     from conformance.reporting.expectations import Verdicts
     from conformance.reporting.operations import OperationTimes
-    from conformance.reporting.write import write_reports
+    from conformance.reporting.write import ReportNotWritten, write_reports
     from conformance.rules import load_catalogue
 
     now = dt.datetime.now(dt.UTC)
@@ -158,7 +175,7 @@ def write_aborted_report(target: config.Target, endpoints: Endpoints | None, rep
         # Kept like any run (its trend shows the gap); it decides no rule, so it changes no rule's history.
         with contextlib.suppress(ConfigError):
             history.keep(report)
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ReportNotWritten):
         # junit.xml among them: one errored test case, so a CI view shows why nothing was tested.
         write_reports(report, report_dir)
     if target.har and (not incomplete or not Path(target.har).exists()):

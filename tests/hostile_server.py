@@ -27,7 +27,7 @@ from conformance.reference.world import World
 BEHAVIOURS = ("normal", "slow", "refuse", "stall", "trickle", "trickle-headers", "cut", "html", "bad-utf8", "deep-json",
               "huge", "huge-length", "429", "429-always", "503-bursts", "503-always", "503-json", "redirect-loop",
               "redirect-endless-body", "echo-key", "surrogate-escape", "early-hints", "restart", "reset-sometimes",
-              "tls", "bloated")
+              "tls", "bloated", "not-http")
 HUGE_BYTES = 50 * 1024 * 1024
 _BLOCK = b" " * (1024 * 1024)
 HTML = b"<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>"
@@ -149,7 +149,7 @@ class HostileServer:
             else:
                 answer = self.behaviour
             status = {"normal": None, "slow": None, "stall": None, "trickle": 200, "trickle-headers": 200, "cut": 200,
-                      "html": 200, "bad-utf8": 200, "deep-json": 200,
+                      "html": 200, "bad-utf8": 200, "deep-json": 200, "not-http": None,
                       "huge": 200, "huge-length": 200, "429-always": 429, "503-always": 503, "503-json": 503,
                       "redirect-loop": 302, "redirect-endless-body": 302, "echo-key": 400,
                       "surrogate-escape": 200, "early-hints": None, "reset": 200, "bloated": None}[answer]
@@ -258,6 +258,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _html(self, body: bytes) -> None:
         self._send(200, HTML, "text/html; charset=utf-8")
+
+    def _not_http(self, body: bytes) -> None:
+        """Bytes that are no status line: a service of another protocol on the port."""
+        self.wfile.write(b"\x00\x01 220 mail.example.org ready\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
 
     def _deep_json(self, body: bytes) -> None:
         """Valid JSON nested far deeper than any answer: a parser that recurses must not crash the run."""

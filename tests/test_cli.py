@@ -102,23 +102,29 @@ def test_a_report_directory_that_exists_but_cannot_be_written_is_refused_before_
     assert "--report-dir: cannot write to /sys/kernel" in err and len(err.splitlines()) == 1, err
 
 
-def test_a_report_that_cannot_be_written_at_the_end_is_never_exit_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("refused", ["junit.xml", "report.json"])
+def test_a_report_that_cannot_be_written_at_the_end_is_never_exit_0(
+        refused: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The line names the missing report; the others are the run's own, never replaced by a report of a run that
+    tested nothing; nothing half-written is left beside them."""
     from conformance.reporting import write
 
     real = write._write
 
-    def refuse_junit(path: Path, text: str) -> Path:
-        if path.name == "junit.xml":
+    def refuse(path: Path, text: str) -> Path:
+        if path.name == refused:
             raise PermissionError(13, "Permission denied")
         return real(path, text)
 
-    monkeypatch.setattr(write, "_write", refuse_junit)
+    monkeypatch.setattr(write, "_write", refuse)
     code = main(["run", "--api", "admin", "--profile", "quick", "--rule", "RPC-ADM-001", "--report-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 4, out[-2000:]
-    assert "reports NOT written: junit.xml missing in" in out.splitlines()[-1], out[-2000:]
-    assert (tmp_path / "report.json").is_file() and not (tmp_path / "junit.xml").exists()
+    assert f"reports NOT written: {refused} missing in" in out.splitlines()[-1], out[-2000:]
+    assert not (tmp_path / refused).exists() and "Traceback" not in out
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        {"report.json", "junit.xml", "summary.md", "report.html"} - {refused})
+    assert "before any test ran" not in (tmp_path / "summary.md").read_text(encoding="utf-8")
 
 
 def test_a_static_file_server_is_not_the_api_and_exit_3_in_seconds(tmp_path: Path) -> None:
@@ -143,3 +149,20 @@ def test_a_static_file_server_is_not_the_api_and_exit_3_in_seconds(tmp_path: Pat
     assert result.returncode == 3 and took < 10, (result.returncode, took, result.stdout[-2000:], err)
     assert len(err.splitlines()) == 1 and "no API of the documents answered" in err and "404 text/html" in err, err
     assert json.loads((tmp_path / "r" / "report.json").read_text())["summary"]["verdict"] != "conformant"
+
+
+@pytest.mark.parametrize("after", [["-n", "2"], ["-n2"], ["--numprocesses=2"]])
+def test_worker_processes_asked_of_pytest_are_refused_in_one_line_before_anything_starts(
+        after: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--report-dir", str(tmp_path / "reports"), "--", *after]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1, captured
+    assert not (tmp_path / "reports").exists()
+
+
+def test_arguments_pytest_refuses_say_nothing_was_tested_and_leave_no_empty_report_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--api", "admin", "--report-dir", str(tmp_path / "reports"), "--", "--no-such-option"]) == 2
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("conformance: nothing tested:") and "--no-such-option" in last and "reports in" not in last
+    assert not (tmp_path / "reports").exists()

@@ -83,7 +83,8 @@ def assert_ended(run: Run, code: int, *, mentions: str = "", max_duration: float
 
 
 @pytest.mark.parametrize(("behaviour", "selection", "mentions"), [pytest.param(*case, id=case[0]) for case in [
-    ("refuse", INDEX, "does not answer"),
+    ("refuse", INDEX, "does not answer (the connection is refused)"),
+    ("not-http", INDEX, "does not answer (what it sends is not HTTP)"),
     ("stall", INDEX, f"no answer within {TIMEOUT:g} s"),
     ("trickle", INDEX, f"did not arrive within {TIMEOUT:g} s"),
     ("trickle-headers", INDEX, f"no status line and headers within {TIMEOUT:g} s"),

@@ -69,11 +69,12 @@ def test_the_rate_limit_is_honoured() -> None:
 
 
 def test_without_a_rate_limit_the_same_run_is_faster_than_the_limit() -> None:
-    """The control: the selection above would exceed the rate if the limit were not applied."""
+    """The control: the selection above would exceed the rate if the limit were not applied (the bound the limited
+    run is held to; how far beyond it depends on how busy the machine is)."""
     with ReferenceServer() as server:
         run = run_suite(server, ["--pyargs", "conformance.suite"], *RATE_SELECTION)
     assert run.exit_code == 0, run.output[-3000:]
-    assert busiest_second(list(server.app.arrivals)) > 2 * RATE
+    assert busiest_second(list(server.app.arrivals)) > RATE + 1
 
 
 def run_command(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -308,5 +308,28 @@ def why_silent(url: str, timeout: float) -> str | None:
             return f"no answer within {timeout:g} s"
         except requests.exceptions.RequestException as exc:
             if not watch.fired:
-                return type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout").strip()
+                return _unanswered(exc)
         return f"no status line and headers within {timeout:g} s" if watch.fired else None
+
+
+#: What the transport's innermost error says of an endpoint that gave no answer.
+_CAUSES = ((http.client.RemoteDisconnected, "it closes the connection without an answer"),
+           (http.client.BadStatusLine, "what it sends is not HTTP"),
+           (ConnectionRefusedError, "the connection is refused"),
+           (ConnectionResetError, "the connection is reset"))
+
+
+def _unanswered(exc: BaseException) -> str:
+    """Why a request got no answer, from the innermost error the transport wrapped (urllib3 and requests wrap
+    http.client's in their own, in their arguments or as the cause)."""
+    seen: list[BaseException] = []
+    pending: list[BaseException] = [exc]
+    while pending and len(seen) < 20:
+        found = pending.pop()
+        seen.append(found)
+        pending += [inner for inner in (found.__cause__, found.__context__, *found.args)
+                    if isinstance(inner, BaseException) and inner not in seen]
+    for kind, why in _CAUSES:
+        if any(isinstance(found, kind) for found in seen):
+            return why
+    return type(exc).__name__.replace("Error", " error").replace("Timeout", "timeout").strip()

@@ -237,7 +237,8 @@ def _test_entry(test: TestOutcome, verdicts: Verdicts) -> dict[str, Any]:
     entry = test.to_json()
     reason = verdicts.excuse_of(test)
     if reason is not None:
-        entry["excused"] = reason
+        # counted once, as excused, in every report; what the test found stays beside it
+        entry.update(outcome="excused", found=entry["outcome"], excused=reason)
     return entry
 
 

@@ -17,8 +17,8 @@ def render(report: dict[str, Any]) -> str:
     tests = report.get("tests", [])
     summary = report.get("summary", {})
     aborted = report.get("suite", {}).get("aborted")
-    # An excused failure is a skipped test case saying why (what CI views show for an expected failure), counted
-    # once, as report.json counts it.
+    # An excused failure is a skipped test case saying why (JUnit has no expected failure: CI views show it as
+    # skipped), counted once; the suite's properties say how many of the skipped are excused, as report.json does.
     counts = {"tests": len(tests) or (1 if aborted else 0),
               "failures": sum(t["outcome"] == "failed" and "excused" not in t for t in tests),
               "errors": sum(t["outcome"] == "error" and "excused" not in t for t in tests) or (1 if aborted else 0),
@@ -29,7 +29,7 @@ def render(report: dict[str, Any]) -> str:
     suite = ElementTree.SubElement(root, "testsuite", {
         "name": SUITE_NAME, "timestamp": str(report.get("suite", {}).get("started", "")), **attributes})
     properties = ElementTree.SubElement(suite, "properties")
-    for name in ("requests", "exit_code", "verdict"):
+    for name in ("requests", "exit_code", "verdict", "skipped", "expected_failures"):
         if name in summary:
             ElementTree.SubElement(properties, "property", name=name, value=str(summary[name]))
     if aborted:

@@ -1,6 +1,7 @@
 """The terminal while a run goes: one progress line, and a short table at the end."""
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from typing import Any
@@ -41,7 +42,7 @@ class ProgressLine:
         # pytest's reporter still files the report under the category (its failure sections and short
         # summary stay as they are); only the per-test letter is silenced.
         if hasattr(report, "wasxfail"):
-            return None
+            return "xfailed", "", ""   # counted as pytest counts it; the end lists it as excused, not failed
         found = category(report)
         if found is not None:
             return found, "", ""
@@ -72,8 +73,11 @@ class ProgressLine:
 
     def _tick(self) -> None:
         every = self.EVERY_ON_A_TTY if self._tty() else self.EVERY_IN_A_LOG
-        while not self._stop.wait(every):
+        due = time.monotonic() + every
+        # each line is due at a whole number of periods from the first: one shown late does not put off the next
+        while not self._stop.wait(max(0.0, due - time.monotonic())):
             self._show()
+            due = max(due + every, time.monotonic() + every / 2)
 
     def line(self) -> str:
         """What the progress line says now."""
@@ -96,6 +100,8 @@ class ProgressLine:
         with self._writing:
             line = self.line()
             if self._tty():
+                # kept inside the terminal's width: a line that wraps would leave its first half behind at each redraw
+                line = line[:max(20, shutil.get_terminal_size().columns - 1)]
                 writer.write("\r" + line.ljust(self._width))
                 self._width = len(line)
                 if final:
@@ -124,22 +130,31 @@ def end_table(report: dict[str, Any]) -> list[str]:
     """A few lines for the end of the run: each test that failed or errored, then per API its score and rule
     statuses, and the counts."""
     lines = []
+    shown = {"failed": "FAILED", "error": "ERROR", "excused": "EXCUSED"}
     for test in report["tests"]:
-        if test["outcome"] in ("failed", "error"):
+        if test["outcome"] in shown:
             violation = test.get("violation") or {}
             headline = f"[{violation['rule']}] {violation.get('summary', '')}" if violation.get("rule") else \
                 (test.get("message") or "").split("\n")[0]
-            lines.append(f"{'FAILED' if test['outcome'] == 'failed' else 'ERROR'} {test['id']} - {headline[:160]}")
+            reason = str(test.get("excused", ""))
+            why = f" (expected: {reason[:80]}{'…' if len(reason) > 80 else ''})" if test["outcome"] == "excused" else ""
+            lines.append(f"{shown[test['outcome']]} {test['id']} - {headline[:160]}{why}")
     if lines:
         lines.append("")
-    head = f"{'API':<11}{'score':>18}  " + " ".join(f"{s:>8}" for s in API_STATUSES)
+    head = f"{'API':<11}{'score':>18}  " + " ".join(f"{s:>8}" for s in API_STATUSES) + f"{'decided':>12}"
     lines += [head, "-" * len(head)]
     for api, data in report["apis"].items():
         score = data["score"]
         ratio = f"{score['ratio']:.1%}" if score["ratio"] is not None else "-"
         scored = f"{ratio} ({score['passed']}/{score['tested']})"
+        # a score is of the rules decided: how many of the API's gated rules that is stands beside it
+        decided = f"{score['tested']} of {score['required']}" if "required" in score else ""
         lines.append(f"{api:<11}{scored:>18}  "
-                     + " ".join(f"{data['statuses'].get(s, 0):>8}" for s in API_STATUSES))
+                     + " ".join(f"{data['statuses'].get(s, 0):>8}" for s in API_STATUSES) + f"{decided:>12}")
+    excused = [rule["id"] for rule in report["rules"] if rule["status"] == "fail" and rule.get("expected")]
+    if excused:
+        lines.append(f"{len(excused)} failing rule(s) excused by the expectations, not failing the run: "
+                     f"{', '.join(excused[:12])}{' …' if len(excused) > 12 else ''}")
     not_selected = sum(rule["status"] == NOT_SELECTED for rule in report["rules"])
     if not_selected:
         lines.append(f"{not_selected} rules of APIs not selected in this run")

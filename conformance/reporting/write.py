@@ -13,8 +13,12 @@ from conformance.reporting import markdown
 def _write(path: Path, text: str) -> Path:
     # Written beside and renamed, so a reader (a CI step, a browser) never sees half a report.
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)   # a report that could not take its place leaves nothing half-named beside it
+        raise
     return path
 
 
