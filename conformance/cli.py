@@ -65,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--list-faults", action="store_true", help="list the faults and the rules they break")
     serve.add_argument("--advance-every", type=float, help="grow the chain every SECONDS (a live target)")
 
+    seed = commands.add_parser("seed-dev-chain", help="give a fresh development chain (anvil, hardhat, ganache) a few "
+                                                      "transfers and a contract that logs, so a run has blocks, "
+                                                      "transactions and logs to read (writes to the chain)")
+    seed.add_argument("url", help="the node's JSON-RPC URL, e.g. http://127.0.0.1:8545")
+
     diff = commands.add_parser("diff", help="compare two report.json files; exit 1 when NEW regressed")
     diff.add_argument("old", help="report.json before (the baseline)")
     diff.add_argument("new", help="report.json after (the candidate)")
@@ -134,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return history(args)
         if args.command == "serve-reference":
             return serve_reference(args)
+        if args.command == "seed-dev-chain":
+            from conformance.devchain import main as seed
+            return seed(args.url)
         if args.command == "expectations":
             return write_expectations(args)
         if args.command == "compare":

@@ -1,6 +1,7 @@
 """The `conformance` command's entry point: signals are kept from the first line, then the command is imported."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -19,4 +20,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Python's own flush at exit is pointed elsewhere so that it does not fail again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    return code
+    # The command is done: the process ends here with its code. The interpreter's own shutdown (freeing a large
+    # heap, after it has put the signals back to their defaults) would take seconds in which a second Ctrl-C kills
+    # the process by the signal, losing the code a CI runner reads.
+    signals.ended(code)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)

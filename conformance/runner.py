@@ -65,6 +65,14 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         code = EXIT_INCOMPLETE
         print("conformance: interrupted", file=sys.stderr, flush=True)
+    # the run is over: a signal from here on ends the command at once with its code (reports as they are)
+    with signals.ending(code, reported=verdict.code is not None and not verdict.missing):
+        return _finish(args, target, report_dir, verdict, code, started, made)
+
+
+def _finish(args: argparse.Namespace, target: config.Target, report_dir: Path | None, verdict: _Verdict, code: int,
+            started: float, made: bool) -> int:
+    """The last lines of a run: an aborted report if the run wrote none, then what was tested and the exit code."""
     if code == EXIT_INCOMPLETE and report_dir is not None and not verdict.missing \
             and not _written_since(report_dir, started):
         # Stopped before the run's own reports (starting the target, collecting): reports still say so. A run

@@ -9,7 +9,9 @@ installed from there, for one phase of the command:
   target still writes a report saying so;
 - **running** (`Stopping`): the requests on the wire are cut off and the run stops after the tests in flight, as
   pytest stops after a test with --exitfirst; the reports are written at once with every rule decided so far;
-- **a fleet waiting for its runs** (`forwarding`): each signal is passed on to every run, which stops as above.
+- **a fleet waiting for its runs** (`forwarding`): each signal is passed on to every run, which stops as above;
+- **ending** (`ending`): the exit code is settled; a signal ends the process at once with it, saying whether the
+  reports were written.
 
 In every phase, a second signal stops the process at once, without reports.
 """
@@ -38,12 +40,12 @@ def _in_main_thread() -> bool:
 SECOND_SIGNAL = b"conformance: stopped at once by a second signal: no report of this run was written\n"
 
 
-def _exit_at_once(said: bytes = SECOND_SIGNAL) -> None:
+def _exit_at_once(said: bytes = SECOND_SIGNAL, code: int = EXIT_INCOMPLETE) -> None:
     """A second signal: the process ends now, saying so in one line (by default, that it wrote no report: what the
     report folder holds, if anything, is an earlier run's)."""
     with contextlib.suppress(OSError):
         os.write(2, said)
-    os._exit(EXIT_INCOMPLETE)
+    os._exit(code)
 
 
 def _keep(number: int, frame: FrameType | None) -> None:
@@ -86,6 +88,27 @@ def _raise_interrupt(number: int, frame: FrameType | None) -> None:
 def raising() -> contextlib.AbstractContextManager[None]:
     """SIGTERM raises KeyboardInterrupt within the block, as Ctrl-C does."""
     return handled(_raise_interrupt)
+
+
+_ending: list[bytes] = []   # what a signal while the command ends says: whether its reports were written
+
+
+def ending(code: int, reported: bool) -> contextlib.AbstractContextManager[None]:
+    """The run is over and its exit code settled: within the block a signal ends the process at once with that
+    code, saying in one line whether the run's reports were written (never a traceback)."""
+    said = (b"conformance: stopped at once while ending: the run's reports are written\n" if reported
+            else SECOND_SIGNAL)
+    _ending[:] = [said]
+    return handled(lambda number, frame: _exit_at_once(said, code))
+
+
+def ended(code: int) -> None:
+    """The command returned `code`: a signal while the interpreter shuts down ends the process at once with it,
+    never a death by the signal itself."""
+    if _in_main_thread():
+        said = _ending[0] if _ending else b"conformance: stopped at once while ending\n"
+        for number in STOPS:
+            signal.signal(number, lambda n, frame: _exit_at_once(said, code))
 
 
 def forwarding(to: Callable[[int], None]) -> contextlib.AbstractContextManager[None]:

@@ -15,23 +15,20 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from collections.abc import Iterator
 
 import pytest
 import requests
 
+from conformance.devchain import rpc, seed
+from conformance.errors import SuiteError
 from tests.prerequisites import missing_from_npm
+
+__all__ = ["Node", "live_chain", "running", "seed"]
 
 ROOT = Path(__file__).resolve().parents[1]
 NPM = ROOT / ".venv" / "share" / "npm"
 READY_WITHIN = 60.0
-#: The Transfer(address,address,uint256) event's topic.
-TRANSFER = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
-#: Runtime code that logs a Transfer from the caller to the caller of amount 1 on every call.
-LOGGER_RUNTIME = "6001600052" + "3333" + "7f" + TRANSFER + "60206000a300"
-#: Creation code that returns LOGGER_RUNTIME (46 bytes, copied from offset 12).
-LOGGER_DEPLOYMENT = "0x602e600c600039602e6000f3" + LOGGER_RUNTIME
 
 
 @dataclass(frozen=True)
@@ -69,14 +66,6 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def rpc(url: str, method: str, params: list[Any]) -> Any:
-    reply = requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, timeout=10)
-    body = reply.json()
-    if "error" in body:
-        raise RuntimeError(f"{method}: {body['error']}")
-    return body.get("result")
-
-
 @contextlib.contextmanager
 def running(node: Node) -> Iterator[str]:
     """`node` on 127.0.0.1 at a free port, ready (eth_chainId answers), stopped with its process afterwards."""
@@ -93,7 +82,7 @@ def running(node: Node) -> Iterator[str]:
                 if process.poll() is not None:
                     pytest.fail(f"{node.name} exited with {process.returncode}: "
                                 f"{process.stderr.read().decode(errors='replace')[-500:]}")  # type: ignore[union-attr]  # stderr=PIPE
-                with contextlib.suppress(requests.RequestException, ValueError, RuntimeError):
+                with contextlib.suppress(requests.RequestException, ValueError, SuiteError):
                     if rpc(url, "eth_chainId", []):
                         break
                 if time.monotonic() > deadline:
@@ -109,30 +98,6 @@ def running(node: Node) -> Iterator[str]:
                 process.wait()
 
 
-def seed(url: str) -> str:
-    """A few transfers between the node's first two dev accounts and a contract that logs a Transfer, called twice;
-    returns the contract's address."""
-    first, second = rpc(url, "eth_accounts", [])[:2]
-    for amount in range(3):
-        rpc(url, "eth_sendTransaction", [{"from": first, "to": second, "value": hex(10**18 + amount)}])
-    sent = rpc(url, "eth_sendTransaction", [{"from": first, "data": LOGGER_DEPLOYMENT, "gas": hex(200_000)}])
-    contract = wait_for_receipt(url, sent)["contractAddress"]
-    for _ in range(2):
-        rpc(url, "eth_sendTransaction", [{"from": second, "to": contract, "gas": hex(100_000)}])
-    return str(contract)
-
-
-def wait_for_receipt(url: str, transaction: str, within: float = 10.0) -> dict[str, Any]:
-    deadline = time.monotonic() + within
-    while True:
-        receipt = rpc(url, "eth_getTransactionReceipt", [transaction])
-        if receipt:
-            return dict(receipt)
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"no receipt for {transaction} within {within} s")
-        time.sleep(0.05)
-
-
 @contextlib.contextmanager
 def live_chain(url: str, contract: str, *, every: float = 0.25, most: int = 400) -> Iterator[None]:
     """A call of the logging contract every `every` seconds (each mines a block), so the chain moves during the
@@ -144,7 +109,7 @@ def live_chain(url: str, contract: str, *, every: float = 0.25, most: int = 400)
         for _ in range(most):
             if stop.wait(every):
                 return
-            with contextlib.suppress(requests.RequestException, ValueError, RuntimeError):
+            with contextlib.suppress(requests.RequestException, ValueError, SuiteError):
                 rpc(url, "eth_sendTransaction", [{"from": sender, "to": contract, "gas": hex(100_000)}])
 
     worker = threading.Thread(target=loop, name="node-traffic", daemon=True)

@@ -258,3 +258,17 @@ def test_a_bad_option_of_diff_is_one_line_and_exit_2(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit) as stopped:
         cli.main(["diff", "old.json", "new.json", "--allow-narrower=yes"])
     assert stopped.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_an_observation_that_differs_only_by_where_and_when_the_run_was_made_has_not_changed() -> None:
+    """The same behaviour seen through another port, or a minute later, is not an observation that changed; a
+    status that changed is."""
+    def observed(url: str, age: int, status: int) -> dict[str, Any]:
+        report = a_report()
+        report["rules"][-1].update(level="observe", status="observed", observations=[
+            {"test": "t", "seen": {"url": f"{url}/v1/avg_tps/43114?pageSize=2", "age_seconds": age,
+                                   "status": status}}])
+        return report
+    old = observed("http://127.0.0.1:46131", 15818331, 200)
+    assert not diff.compare_reports(old, observed("http://127.0.0.1:39281", 15818382, 200)).observations
+    assert diff.compare_reports(old, observed("http://127.0.0.1:39281", 15818382, 404)).observations

@@ -96,3 +96,24 @@ def test_a_run_stopped_while_it_starts_still_reports_and_exits_4(sig: signal.Sig
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["summary"]["verdict"] == "incomplete"
     assert not _group_alive(process.pid)
+
+
+def test_a_second_signal_after_the_last_line_keeps_the_run_s_exit_code(tmp_path: Path) -> None:
+    """Once the run has said its exit code, a second Ctrl-C (to the command's process alone, as a terminal that
+    repeats it sends) ends it with that code: never killed by the signal while the interpreter shuts down."""
+    with ReferenceServer() as server, DelayProxy(server.url, 0.05) as proxy:
+        process = _start(proxy.url, tmp_path)
+        _wait_for_tests(proxy, process)
+        process.send_signal(signal.SIGINT)
+        assert process.stdout is not None
+        seen = []
+        for line in process.stdout:
+            seen.append(line.decode(errors="replace"))
+            if "; exit " in seen[-1]:
+                process.send_signal(signal.SIGINT)
+                break
+        rest, _ = process.communicate(timeout=60)
+    text = "".join(seen) + rest.decode(errors="replace")
+    assert process.returncode == EXIT_INCOMPLETE, text[-3000:]
+    assert "Traceback" not in text
+    assert all((tmp_path / name).is_file() for name in REPORTS)

@@ -57,6 +57,14 @@ def breakers(run: SuiteRun, rule: str) -> list[str]:
     return [o.nodeid for o in run.outcomes.values() if rule in o.broken or o.evidence.get(rule, [0, 0])[1]]
 
 
+def test_every_test_of_the_suite_carries_a_rule() -> None:
+    """A test of no rule decides nothing a report can show: pytest would count it and the reports would not."""
+    run = run_suite(None, ["--pyargs", "conformance.suite"], "--collect-only", "--api",
+                    "admin,index,evm,validators,data,metrics")
+    assert run.outcomes
+    assert [o.nodeid for o in run.outcomes.values() if not o.rules] == []
+
+
 def test_every_testable_required_rule_is_carried_by_a_test() -> None:
     carried = rule_map()
     required = [rule.id for rule in load_catalogue() if rule.gating and rule.testable]

@@ -89,3 +89,10 @@ def test_at_most_and_window_checks_leave_the_newest_point_and_the_edges_alone() 
     assert assert_same_values("MET-TS-011", series("txCount", "day", days(MONDAY, [1, 2, 7])), wider) == 2
     with pytest.raises(Violation, match="MET-TS-011"):
         assert_same_values("MET-TS-011", series("txCount", "day", days(MONDAY, [1, 7, 3])), wider)
+
+
+def test_every_metrics_declaration_is_on_an_object_the_suite_reads() -> None:
+    """Each declared relation of the Metrics API is on an object a test of the suite reads (its data points, or
+    the average TPS answer), so the watch sees every declaration's objects."""
+    from conformance.suite.metrics.test_declared_relations import RELATIONS
+    assert {d.subject for d in RELATIONS} <= {"DataPoint", "AvgTpsResponse"}

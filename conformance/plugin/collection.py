@@ -88,6 +88,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         (keep if wanted_here else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
+    # A rule whose every test the profile leaves out is untested for a reason the report states, not forgotten.
+    kept = {rid for item in keep for rid in rule_ids(item)}
+    profile = PROFILES[target.profile]
+    state.run_state(config).left_out = {
+        rid: f"its tests are further variants the {profile.name} profile leaves out (run --profile standard)"
+        for item in drop if item.get_closest_marker("exhaustive") and not profile.exhaustive
+        for rid in rule_ids(item) if rid not in kept}
     items[:] = keep
 
 

@@ -40,6 +40,7 @@ class RunState:
         self.http: HttpSession | None = None
         self.stopping = Stopping()     # why the run stopped early, if it did
         self.collected: dict[str, list[str]] = {}   # node ID -> the rules it carries
+        self.left_out: dict[str, str] = {}   # rule -> why its only tests were left out of the run (the profile)
         self.memory = MemoryBound(conf.DEFAULT_MAX_MEMORY_MB * 2**20)
         self.cache = RunCache(self.memory)   # what the run reads once (the `once` fixture)
         self.cases: CaseStore | None = None   # the cases of generated tests kept from earlier runs
@@ -190,7 +191,8 @@ class RunState:
             discovery=discovery_run(config).section(target),
             # a run whose memory passed its bound did not run as asked: it says so, and is not called conformant
             interrupted=self.stopping.reason or self.memory.exceeded(),
-            not_reached=self._not_reached(), flaky_fails=target.flaky == "fail", old_failures=old_failures,
+            not_reached=self._not_reached(), left_out=self.left_out, flaky_fails=target.flaky == "fail",
+            old_failures=old_failures,
             memory={"max_mb": target.max_memory, "peak_mb": round(peak_bytes() / 2**20),
                     "most_kept_mb": round(self.memory.most_kept / 2**20),
                     "trimmed_bodies": self.http.trimmed_bodies if self.http is not None else 0,

@@ -6,7 +6,7 @@ import hashlib
 import platform
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from conformance import __version__
@@ -60,6 +60,7 @@ class RunFacts:
     aborted: str | None = None   # why no test ran (the target did not answer, …)
     interrupted: str | None = None   # why the run stopped before its last test (a signal, the budget, …)
     not_reached: frozenset[str] = frozenset()   # rules carried only by tests the run did not reach
+    left_out: Mapping[str, str] = field(default_factory=dict)   # rule -> why its only tests were left out
     flaky_fails: bool = False    # --flaky fail: a deviation that did not show again fails the gate
     #: --fail-on new: rules the history found failing before this run; their failures do not fail the gate again
     old_failures: frozenset[str] = frozenset()
@@ -208,6 +209,13 @@ def _rule_entry(rule: Rule, by_rule: _ByRule, facts: RunFacts, verdicts: Verdict
         entry["flaky"] = flaky
     if status == "untested" and rule.id in facts.not_reached:
         entry["reason"] = "interrupted"
+    elif status in ("untested", "skip") and not mine and rule.id in facts.left_out:
+        entry["reason"] = facts.left_out[rule.id]
+    elif status == "skip":
+        # what the target or the run left out, in the words of the first test's skip: read beside the rule
+        why = next((test.message for test in mine if test.outcome == "skipped" and test.message), "")
+        if why:
+            entry["reason"] = why.split("\n")[0][:300]
     blocked_by = _blocked_by(rule, mine)
     if blocked_by and status == "untested":
         # Its tests stopped at another rule's violation before any check of it ran: say which, so an

@@ -8,6 +8,7 @@ never read as "no regression": the settings that differ are said first, then eve
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,13 +181,19 @@ def _first_problem(rule: dict[str, Any]) -> str:
 
 #: Free text in an observation (an error's message, a body excerpt) changes with the data, not the behaviour.
 _FREE_TEXT = frozenset({"message", "body"})
+#: A member that measures the run's own clock (how old an answer is, how long it took) changes with the minute the
+#: run was made; one that is a URL changes with where the target was reached (its host and port), not what it did.
+_MEASURED = re.compile(r"(^|_)(age|elapsed|duration|latency)(_|$)|_ms$")
+_AUTHORITY = re.compile(r"^[a-z][a-z0-9+.-]*://[^/?#]*", re.IGNORECASE)
 
 
 def _without_free_text(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _without_free_text(v) for k, v in value.items() if k not in _FREE_TEXT}
+        return {k: _without_free_text(v) for k, v in value.items() if k not in _FREE_TEXT and not _MEASURED.search(k)}
     if isinstance(value, list):
         return [_without_free_text(v) for v in value]
+    if isinstance(value, str) and _AUTHORITY.match(value):
+        return _AUTHORITY.sub("", value)
     return value
 
 
@@ -316,6 +323,8 @@ def _why_undecided(rule: dict[str, Any], old_apis: list[str], new: dict[str, Any
     api, suite = apis[0], new.get("suite") or {}
     if rule.get("reason") == "interrupted":
         return f"{api}: the run was interrupted ({suite.get('interrupted') or 'stopped early'})"
+    if rule.get("reason"):
+        return f"{api}: {rule['reason']}"
     if suite.get("aborted"):
         return f"{api}: the run stopped before any test ({suite['aborted']})"
     if rule.get("blocked_by"):

@@ -5,6 +5,7 @@ from typing import Any
 
 from conformance.coverage.render import markdown_lines as coverage_lines
 from conformance.reporting.build import API_STATUSES, NOT_SELECTED, first_problem, ridden_line
+from conformance.reporting import undecided
 
 VERDICTS = {"conformant": "✅ conformant", "violations": "❌ violations", "untestable": "⚠️ could not be tested",
             "incomplete": "⏸️ incomplete"}
@@ -80,6 +81,9 @@ def render(report: dict[str, Any]) -> str:
                          + " | ".join(str(data["statuses"].get(s, 0)) for s in API_STATUSES)
                          + f" | {ops['exercised']}/{ops['total']} |")
         lines.append("")
+    left_open = undecided.lines(report)
+    if left_open:
+        lines += ["**Not decided:**", ""] + [f"- {line}" for line in left_open] + [""]
     not_selected = sum(rule["status"] == NOT_SELECTED for rule in report["rules"])
     if not_selected:
         lines += [f"{not_selected} rules of APIs not selected in this run are left out.", ""]

@@ -10,6 +10,7 @@ import pytest
 
 from conformance.reporting.build import API_STATUSES, NOT_SELECTED
 from conformance.reporting.outcomes import category
+from conformance.reporting import undecided
 
 
 class ProgressLine:
@@ -88,7 +89,9 @@ class ProgressLine:
         parts = [f"conformance: {self.done}/{total} tests", f"{self.failed} failed", f"{self.errors} errors"]
         if run is not None and run.http is not None:
             parts.append(f"{run.http.requests_sent} requests")
-        slowest = _slowest(run.operations.times) if run is not None else None
+        # of the APIs the run tests: discovery's requests to another API are not what the run waits for
+        apis = set(run.target.apis) if run is not None and run.target is not None else None
+        slowest = _slowest(run.operations.times, apis) if run is not None else None
         if slowest is not None:
             parts.append(f"slowest {slowest}")
         return " · ".join([*parts, f"{time.monotonic() - self.started:.0f}s"])
@@ -117,9 +120,10 @@ class ProgressLine:
         self._show(final=True)
 
 
-def _slowest(times: dict[str, list[float]]) -> str | None:
-    """The operation whose slowest answer so far took longest, with that time."""
-    longest = max(((max(values), key) for key, values in list(times.items()) if values), default=None)
+def _slowest(times: dict[str, list[float]], apis: set[str] | None = None) -> str | None:
+    """The operation (of `apis`, when given) whose slowest answer so far took longest, with that time."""
+    longest = max(((max(values), key) for key, values in list(times.items())
+                   if values and (apis is None or key.split(" ", 1)[0] in apis)), default=None)
     if longest is None:
         return None
     ms, key = longest
@@ -155,6 +159,7 @@ def end_table(report: dict[str, Any]) -> list[str]:
     if excused:
         lines.append(f"{len(excused)} failing rule(s) excused by the expectations, not failing the run: "
                      f"{', '.join(excused[:12])}{' …' if len(excused) > 12 else ''}")
+    lines += undecided.lines(report)
     not_selected = sum(rule["status"] == NOT_SELECTED for rule in report["rules"])
     if not_selected:
         lines.append(f"{not_selected} rules of APIs not selected in this run")

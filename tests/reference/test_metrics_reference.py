@@ -208,6 +208,7 @@ PROBES: dict[str, Any] = {
     "NegativeStartTimestampIgnored": f"{V2}/txCount?startTimestamp=-1",
     "NegativeEndTimestampIgnored": f"{V2}/txCount?endTimestamp=-1",
     "DefaultPageSizeIsMaximum": f"{V2}/txCount",
+    "DefaultPageSizeSmaller": f"{V2}/txCount",
     "UnknownMetricServedAsTxCount": f"{V2}/blockCount",
     "UnknownIntervalServedAsDay": f"{V2}/txCount?timeInterval=year",
     "ActiveAddressesMonthRefused": f"{V2}/activeAddresses?timeInterval=month",

@@ -452,6 +452,16 @@ class DefaultPageSizeIsMaximum(_Query):
         return call.with_query(pageSize="2160") if not call.first("pageSize") else call
 
 
+@register
+class DefaultPageSizeSmaller(_Query):
+    """Without pageSize the metric route serves pages of 50 points, each with a next page, instead of 100."""
+
+    breaks = ("MET-DEF-001",)
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        return call.with_query(pageSize="50") if not call.first("pageSize") else call
+
+
 # ENUM: closed value sets -----------------------------------------------------------------------------------
 
 @register
