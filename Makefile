@@ -42,7 +42,7 @@ test: $(STAMP) $(OLDEST) $(OLDEST_TRANSPORT)
 	else echo "npm not found: the OpenRPC meta-schema and the Ethereum nodes are not fetched; their self-tests skip"; fi
 	$(BIN)/ruff check
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 --dist worksteal $(ENGINE_ON_NEWEST) $(ARGS)
+	$(BIN)/python -m pytest -n 2 --dist worksteal --durations=15 $(ENGINE_ON_NEWEST) $(ARGS)
 	PYTHONPATH=$(OLDEST) $(BIN)/python -m pytest -n 2 --dist worksteal $(ENGINE_ON_OLDEST) $(ENGINE_TESTS)
 	PYTHONPATH=$(OLDEST_TRANSPORT) $(BIN)/python -m pytest -n 2 $(TRANSPORT_TESTS)
 

@@ -62,8 +62,11 @@ class Identity:
     def kind(self) -> str:
         return str(self.declaration.get("kind"))
 
-    def key(self, instance: dict[str, Any], scope: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        parts = [members.first(instance, path) for path in members.paths_of(self.declaration.get("key"))]
+    def key(self, instance: dict[str, Any], scope: tuple[Any, ...], pointer: str = "") -> tuple[Any, ...] | None:
+        """The object's key; `@key` names the member name the object is the value of in its map (a logger's levels
+        under its name), read from its JSON `pointer`."""
+        parts = [_map_key(pointer) if path == MAP_KEY else members.first(instance, path)
+                 for path in members.paths_of(self.declaration.get("key"))]
         # A request whose scope parameter is an object or a list (an invalid parameter the target accepted) names
         # no scope: what it answers is compared with nothing.
         if any(part is None or isinstance(part, (dict, list)) for part in parts) \
@@ -86,6 +89,17 @@ class Identity:
             out[name] = _fingerprint(_without(value, [v.split(".", 1)[1] for v in volatile
                                                       if v.startswith(name + ".")]))
         return out
+
+
+#: The key member that stands for the name an object has in the map that holds it.
+MAP_KEY = "@key"
+
+
+def _map_key(pointer: str) -> str | None:
+    """The last step of a JSON pointer, unescaped: the name of a map's value (None at the top of an answer)."""
+    if not pointer or pointer == "/":
+        return None
+    return pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
 
 
 def _without(value: Any, paths: list[str]) -> Any:

@@ -109,7 +109,7 @@ class Watch:
         newest = _newest(answer, found, declared, lambda declaration_id, top: self._newest_of_series(
             answer, declaration_id, top))
         compared = 0
-        for component, _, instance in found:
+        for component, pointer, instance in found:
             for identity in declared.get(component, ()):
                 if compared >= MAX_COMPARED:
                     break
@@ -117,7 +117,7 @@ class Watch:
                     continue   # the newest point of an answer may still change
                 scope = identities.scope_of(identity.declaration, answer.params,
                                             lambda name, value: self._canonical(answer.api, name, value))
-                key = identity.key(instance, scope)
+                key = identity.key(instance, scope, pointer)
                 if key is None:
                     continue
                 compared += 1
@@ -237,9 +237,9 @@ class Watch:
         found = answer_of(fresh)
         if found is None:
             return None
-        for _, _, candidate in instances.instances(found.api, found.schema, found.value,
-                                                   (identity.declaration.subject,)):
-            if identity.key(candidate, key[1]) == key:
+        for _, pointer, candidate in instances.instances(found.api, found.schema, found.value,
+                                                         (identity.declaration.subject,)):
+            if identity.key(candidate, key[1], pointer) == key:
                 return identity.compared(candidate)
         return None
 
@@ -262,10 +262,10 @@ class Watch:
             # refused now (a 4XX other than 429): the earlier answer that showed the object was another request's
             refused = fresh.status is not None and 400 <= fresh.status < 500 and fresh.status != 429
             return ABSENT if refused else None
-        for _, _, instance in instances.instances(answer.api, answer.schema, answer.value,
-                                                  (identity.declaration.subject,)):
+        for _, pointer, instance in instances.instances(answer.api, answer.schema, answer.value,
+                                                        (identity.declaration.subject,)):
             scope = key[1]
-            if identity.key(instance, scope) == key:
+            if identity.key(instance, scope, pointer) == key:
                 return instance
         return ABSENT
 

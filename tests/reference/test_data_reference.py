@@ -324,6 +324,8 @@ def _second_page(request: Request, name: str) -> Request:
 
 PROBES["PagesOverlapByOne"] = _second_page(get(f"{N}/blockchains", pageSize=5), "blockchains")
 PROBES["TokenSkipsAPage"] = _second_page(get(V, pageSize=5), "validators")
+PROBES["TransactionsDefaultPageSizeLostAfterPageOne"] = _second_page(get(T), "transactions")
+PROBES["ValidatorsDefaultPageSizeLostAfterPageOne"] = _second_page(get(V), "validators")
 _amount = answer(utxos(pageSize=3))[1]["utxos"][1]["amount"]
 PROBES["MinUtxoAmountExclusive"] = utxos(minUtxoAmount=_amount, sortBy="amount", sortOrder="asc")
 HEADERS = {"KeyedRequestsRefused": {"x-data-api-key": "<API_KEY>"}}

@@ -234,6 +234,7 @@ PROBES: dict[str, Any] = {
     "MonthTimestampsAtLocalMidnight": f"{V2}/txCount?timeInterval=month&pageSize=2",
     "TimestampsInMilliseconds": f"{V2}/txCount?pageSize=2",
     "StartTimestampIgnored": f"{V2}/txCount?startTimestamp=1780000000&endTimestamp=1780200000",
+    "StartTimestampFlooredToItsPeriod": f"{V2}/txCount?startTimestamp=1780000001&endTimestamp=1780200000",
     "EndTimestampIgnored": f"{V2}/txCount?endTimestamp=1780000000&pageSize=2",
     "LatestPointDuplicated": f"{V2}/txCount?pageSize=3",
     "TotalChainRefused": "/v2/chains/total/metrics/txCount?pageSize=1",

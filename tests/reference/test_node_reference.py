@@ -437,6 +437,7 @@ PROBES: dict[str, list[Step]] = {
     "LoggerLevelsAsNumbers": [LOGGERS],
     "LoggerNameFilterIgnored": [adm("admin.getLoggerLevel", {"loggerName": "C"})],
     "LoggerLevelsOnlyMain": [LOGGERS],
+    "NamedLoggerLevelsSwapped": [adm("admin.getLoggerLevel", {"loggerName": "C"})],
     "SetLoggerLevelReturnsNull": [adm("admin.setLoggerLevel", {"logLevel": "DEBUG"})],
     "SetLoggerLevelIgnoresLogLevel": [adm("admin.setLoggerLevel", {"loggerName": "C", "logLevel": "DEBUG"}),
                                       LOGGERS],

@@ -230,6 +230,23 @@ class LoggerLevelsOnlyMain(_Result):
 
 
 @register
+class NamedLoggerLevelsSwapped(_Result):
+    """admin.getLoggerLevel with a loggerName answers that logger's levels the other way round (and a level both
+    share as another one), while the answer for all loggers is right."""
+
+    breaks = ("RPC-ADM-036",)
+    methods = ("admin.getLoggerLevel",)
+
+    def patch(self, result: Any, call: RpcCall) -> Any:
+        if _params(call).get("loggerName"):
+            for levels in result["loggerLevels"].values():
+                log, display = levels["logLevel"], levels["displayLevel"]
+                levels["logLevel"], levels["displayLevel"] = (display, log) if log != display else \
+                    ("DEBUG" if log != "DEBUG" else "INFO", display)
+        return result
+
+
+@register
 class SetLoggerLevelReturnsNull(_Result):
     """admin.setLoggerLevel returns null instead of an empty object."""
 

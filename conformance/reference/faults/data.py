@@ -602,6 +602,26 @@ for _name, _rule, _route, _value in (
     _default_fault(_name, _rule, _route, "pageSize", _value,
                    f"{_route.rsplit('/', 1)[-1]} serves {_value} items a page when pageSize is omitted.")
 
+
+
+class _DefaultLostAfterPageOne(_Rewrite):
+    """Applies a default one larger when pageSize is omitted on a page a token leads to (the first page is right)."""
+    size: ClassVar[str] = ""
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        if _query(call, "pageSize") not in (None, "") or _query(call, "pageToken") in (None, ""):
+            return call
+        return _set(call, pageSize=self.size)
+
+
+for _name, _rule, _route, _size in (("TransactionsDefaultPageSizeLostAfterPageOne", "DATA-DEF-002", TXS, "11"),
+                                    ("ValidatorsDefaultPageSizeLostAfterPageOne", "DATA-DEF-004", VALIDATORS,
+                                     "11")):
+    register(type(_name, (_DefaultLostAfterPageOne,), {
+        "__doc__": f"{_route.rsplit('/', 1)[-1]} serves {_size} items on pages a token leads to when pageSize is "
+                   "omitted (its first page holds the default).", "breaks": (_rule,), "routes": (_route,),
+        "size": _size, "__module__": __name__}))
+
 for _name, _rule, _route in (("DeploymentDefaultCurrencyEur", "DATA-DEF-014", DEPLOYMENT),
                              ("Erc20BalancesDefaultCurrencyEur", "DATA-DEF-015", ERC20_BAL),
                              ("NativeBalanceDefaultCurrencyEur", "DATA-DEF-016", NATIVE)):

@@ -730,6 +730,21 @@ class StartTimestampIgnored(_Query):
 
 
 @register
+class StartTimestampFlooredToItsPeriod(_Query):
+    """startTimestamp is moved back to the start of the hour or day it falls in before the points are chosen, so
+    a bound placed inside a period lets in the point that starts it."""
+
+    breaks = ("MET-TS-006",)
+
+    def rewrite(self, call: RestCall) -> RestCall:
+        raw = call.first("startTimestamp") or ""
+        step = {"hour": 3600, "day": 86400}.get(_interval(call))
+        if not raw.isdigit() or step is None:
+            return call
+        return call.with_query(startTimestamp=str(int(raw) - int(raw) % step))
+
+
+@register
 class EndTimestampIgnored(_Query):
     """The metric route ignores endTimestamp and serves points from after it."""
 

@@ -73,6 +73,18 @@ def test_omitted_page_size_is_the_default(data: DataApi, operation_id: str) -> N
     check(outcome.agreed, rule, f"{operation_id} without pageSize does not serve the default page",
           expected=f"the items of pageSize={default}: {len(outcome.first)} items, {str(outcome.first[:3])[:200]}",
           received=f"{len(outcome.second)} items, {str(outcome.second[:3])[:200]}", exchange=outcome.exchange)
+    # A default holds on every page: the pages a token leads to without pageSize are as large as those with it.
+    with_size = data.filtered(operation_id, {"pageSize": default}) if default == FILTER_PAGE \
+        else data.walk(operation_id, {"pageSize": default})
+    without = data.walk(operation_id)
+    for number, ((_, one, more), (exchange, other, further)) in enumerate(
+            zip(with_size.pages(), without.pages()), 1):
+        if number == 1 or not (more and further):
+            continue   # the first page is compared above; a last page holds what is left
+        check(len(other) == len(one) and len(other) <= default, rule,
+              f"{operation_id} without pageSize serves page {number} of another size",
+              expected=f"{len(one)} items, as page {number} of pageSize={default} (at most {default})",
+              received=f"{len(other)} items", exchange=exchange)
 
 
 @pytest.mark.parametrize("operation_id", [pytest.param(op, marks=pytest.mark.rule(rule), id=op)

@@ -45,8 +45,9 @@ def timestamp(point: Any) -> str:
 @pytest.mark.parametrize("effect", cases("bound"))
 def test_a_bound_placed_on_a_point_s_own_timestamp(metrics_api: RestClient, latest_day: int, profile: Profile,
                                                    effect: Declaration) -> None:
-    """A bound one period inside a point's timestamp keeps the point, one period outside drops it, and no point of
-    any page lies beyond the bound (whether a point exactly on it is kept is not shown)."""
+    """A bound one period inside a point's timestamp keeps the point, one period outside drops it, one second
+    past it (strictly inside the point's period) drops it too, and no point of any page lies beyond the bound
+    (whether a point exactly on it is kept is not shown)."""
     requires = dict(effect.get("requires", {}))
     metric, interval = requires.pop("metric"), requires.get("timeInterval", "day")
     path = metric_path(CHAIN, metric)
@@ -60,8 +61,10 @@ def test_a_bound_placed_on_a_point_s_own_timestamp(metrics_api: RestClient, late
     at, point = found[len(found) // 2]
     lower = effect.get("side") == "lower"
     budget = profile.pages
-    for moved, present in ((-1 if lower else 1, True), (1 if lower else -1, False)):
-        bound = shift_periods(at, interval, moved)
+    # (periods moved, or a second past the point's own timestamp; whether the point is kept)
+    placements = ((-1 if lower else 1, 0, True), (1 if lower else -1, 0, False), (0, 1 if lower else -1, False))
+    for moved, seconds, present in placements:
+        bound = shift_periods(at, interval, moved) + seconds
         other = shift_periods(at, interval, 2 if lower else -2)
         sent = {**requires, effect.name: bound, effect.get("pair"): other}
         # every page of a walk in small pages keeps the bound; whether a point is in the window is read from one
