@@ -13,7 +13,7 @@ from conformance.clients.http import Exchange
 from conformance.coverage.items import DIMENSIONS, Shape, Tally, Update, summary
 from conformance.coverage.openapi import RestModel
 from conformance.coverage.openrpc import RpcModel
-from conformance.reporting.operations import operation_of
+from conformance.operations import operation_of
 
 #: Statuses answered that the document does not list, kept per operation up to this many.
 MAX_UNDOCUMENTED = 20

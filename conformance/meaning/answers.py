@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from conformance import specs
 from conformance.clients.http import Exchange
-from conformance.reporting.operations import operation_of
+from conformance.operations import operation_of
 
 
 @dataclass(frozen=True)

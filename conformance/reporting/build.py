@@ -13,7 +13,8 @@ from conformance import __version__
 from conformance.coverage.gate import gate_line
 from conformance.evidence import EXCHANGES_PER_RULE
 from conformance.errors import EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_UNTESTABLE, EXIT_USAGE, EXIT_VIOLATION
-from conformance.reporting.operations import OperationTimes, all_operations
+from conformance.operations import all_operations
+from conformance.reporting.operations import OperationTimes
 from conformance.reporting.outcomes import TestOutcome
 from conformance.rules import REQUIRED_LEVELS, Catalogue, Rule
 
