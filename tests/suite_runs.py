@@ -16,7 +16,7 @@ from conformance.engine import pytest_internals
 from conformance.plugin import rule_ids
 from conformance.reporting.outcomes import Findings
 from conformance.reference import ReferenceServer
-from conformance.reference.faults import Fault
+from conformance.reference.middleware import Fault
 from conformance.session import reference_credentials
 
 BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q", "--no-header", "--suite-tracebacks",

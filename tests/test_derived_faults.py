@@ -10,7 +10,8 @@ from werkzeug.test import Client
 
 from conformance.meaning.declarations import Declaration
 from conformance.reference.calls import RestCall
-from conformance.reference.faults import REGISTRY, Fault
+from conformance.reference.faults import REGISTRY
+from conformance.reference.middleware import Fault
 from conformance.reference.faults import derived
 from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World

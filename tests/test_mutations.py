@@ -6,7 +6,8 @@ from collections.abc import Callable
 import pytest
 
 from conformance.reference import ReferenceServer
-from conformance.reference.faults import Fault, all_faults, derived
+from conformance.reference.faults import all_faults, derived
+from conformance.reference.middleware import Fault
 from conformance.rules import load_catalogue
 from tests.suite_runs import SuiteRun, rule_map, run_suite, serving
 

@@ -11,7 +11,8 @@ from tempfile import TemporaryDirectory
 import pytest
 
 from conformance.reference import ReferenceServer
-from conformance.reference.faults import Fault, all_faults
+from conformance.reference.faults import all_faults
+from conformance.reference.middleware import Fault
 from conformance.rules import load_catalogue
 from tests.suite_runs import run_suite, serving
 

@@ -17,7 +17,8 @@ from conformance.discovery import discover
 from conformance.errors import Violation
 from conformance.reference import ReferenceServer
 from conformance.reference.data_api.world import CHAIN_IDS
-from conformance.reference.faults import REGISTRY, Fault, fault_named
+from conformance.reference.faults import REGISTRY, fault_named
+from conformance.reference.middleware import Fault
 from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 from conformance.specs import ALL_APIS

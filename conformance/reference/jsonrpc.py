@@ -6,7 +6,7 @@ from typing import Any
 from collections.abc import Callable
 
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
-from conformance.reference.faults import Fault, chain
+from conformance.reference.middleware import Fault, chain
 
 # The documents leave codes "not shown"; these are JSON-RPC 2.0's own, as a careful server would use.
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603

@@ -16,7 +16,8 @@ from waitress.server import create_server
 from werkzeug.wrappers import Request, Response
 
 from conformance.reference.calls import HttpReply, RestCall, RpcHttp
-from conformance.reference.faults import Fault, chain, fault_named
+from conformance.reference.faults import fault_named
+from conformance.reference.middleware import Fault, chain
 from conformance.reference.node import _request as node_request
 from conformance.reference.rest import RestService
 from conformance.reference.world import World

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from conformance import specs
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
-from conformance.reference.faults import Fault, RpcHttpProceed, RpcProceed
+from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
 # The same middleware the faults use: a variant differs in what it changes, never in how it hooks in.
 from conformance.reference.faults.data import _Mutate, _walk
 from conformance.reference.faults.rpc_shared import _Containers, _Result, _error_objects
@@ -216,7 +216,7 @@ import copy  # noqa: E402
 
 from conformance.reference.calls import RestCall  # noqa: E402
 from conformance.reference.data_api.world import ALIASES, CHAIN_IDS, VERTEX_ERA_IDS  # noqa: E402
-from conformance.reference.faults import RestProceed  # noqa: E402
+from conformance.reference.middleware import RestProceed  # noqa: E402
 from conformance.reference.faults.data import (  # noqa: E402
     BY_NODE, DEPLOYMENT, ERC20_BAL, ERC721_BAL, ERC1155_BAL, LISTS, NATIVE, TRANSFER_ROUTES, TXS, UTXOS, VALIDATORS)
 

@@ -8,7 +8,8 @@ import pytest
 from werkzeug.test import Client
 
 from conformance.reference.data_api.world import CHAIN_IDS, PRIMARY_NETWORK_ID, VERTEX_ERA_IDS
-from conformance.reference.faults import REGISTRY, Fault
+from conformance.reference.faults import REGISTRY
+from conformance.reference.middleware import Fault
 from conformance.reference.server import ReferenceApp
 from conformance.reference.world import World
 from conformance.rules import load_catalogue

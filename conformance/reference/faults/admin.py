@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
-from conformance.reference.faults import Fault, RpcHttpProceed, RpcProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
 from conformance.reference.faults.rpc_shared import (INVALID_PARAMS, _Result, _all_but, _error, _not_found, _params,
     _requested, _result, _sibling)
 

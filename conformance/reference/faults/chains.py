@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.data_api.params import CURRENCIES
 from conformance.reference.data_api.world import ALIASES, CHAIN_IDS, VERTEX_ERA_IDS
-from conformance.reference.faults import RestProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import RestProceed
 from conformance.reference.faults.data import (
     BLOCKCHAINS, BLOCKS, BY_NODE, DEPLOYMENT, ERC20_BAL, ERC721_BAL, ERC1155_BAL, ERC1155_TXS, NATIVE, TRANSFERS,
     TRANSFER_ROUTES, TXS, UTXOS, VALIDATORS, VERTICES, _DataFault, _Deviate, _Items, _Mutate, _Rewrite, _segment,

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.data_api.pages import deviating
 from conformance.reference.data_api.world import ALIASES, CHAIN_IDS, PRIMARY_NETWORK_ID, VERTEX_ERA_IDS
-from conformance.reference.faults import Fault, RestProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RestProceed
 from conformance.reference.rest import phrase
 
 NET = "/v1/networks/{network}"

@@ -28,7 +28,8 @@ from conformance.meaning.declarations import BODY, Declaration
 from conformance.meaning.members import Normaliser
 from conformance.meaning.spellings import Spelling, spelling
 from conformance.reference.calls import HttpReply, RestCall, RpcCall
-from conformance.reference.faults import Fault, RestProceed, RpcProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RestProceed, RpcProceed
 from conformance.reference.faults.data import _segment
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ import itertools
 from typing import Any
 
 from conformance.reference.calls import RpcCall
-from conformance.reference.faults import Fault, RpcProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RpcProceed
 from conformance.reference.faults.rpc_shared import _Result, _args, _block_arg, _int
 
 

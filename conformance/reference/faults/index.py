@@ -8,7 +8,8 @@ from datetime import datetime, UTC
 from typing import Any
 
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
-from conformance.reference.faults import Fault, RpcHttpProceed, RpcProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
 from conformance.reference.faults.rpc_shared import (CONTAINER_METHODS, INVALID_PARAMS, SERVER_ERROR, _Containers,
     _Result, _Unserved, _all_but, _error, _params, _result)
 

@@ -12,7 +12,8 @@ from datetime import datetime, UTC
 from typing import Any, ClassVar
 
 from conformance.reference.calls import HttpReply, RestCall
-from conformance.reference.faults import Fault, RestProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RestProceed
 from conformance.reference.metrics_api.intervals import GRIDS
 from conformance.reference.rest import phrase
 

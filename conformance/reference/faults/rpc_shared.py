@@ -5,7 +5,7 @@ import copy
 from typing import Any
 
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
-from conformance.reference.faults import Fault, RpcHttpProceed, RpcProceed
+from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
 
 
 # Not imported from jsonrpc, which imports this package while it is being initialised.

@@ -5,7 +5,8 @@ from typing import Any
 
 from conformance.reference import ids
 from conformance.reference.calls import RpcCall, RpcHttp
-from conformance.reference.faults import Fault, RpcProceed, register
+from conformance.reference.faults.catalogue import register
+from conformance.reference.middleware import Fault, RpcProceed
 from conformance.reference.faults.rpc_shared import _Result, _Unserved, _Validators, _all_but, _ids, _params
 
 

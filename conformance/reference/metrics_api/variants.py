@@ -6,7 +6,7 @@ import itertools
 import threading
 
 from conformance.reference.calls import HttpReply, RestCall
-from conformance.reference.faults import RestProceed
+from conformance.reference.middleware import RestProceed
 from conformance.reference.variants import Variant, variant
 
 METRIC_ROUTE = "/v2/chains/{chainId}/metrics/{metric}"
