@@ -6,8 +6,9 @@ from typing import Any
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.faults.catalogue import register
 from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
-from conformance.reference.faults.rpc_shared import (INVALID_PARAMS, _Result, _all_but, _error, _not_found, _params,
-    _requested, _result, _sibling)
+from conformance.reference.jsonrpc import INVALID_PARAMS
+from conformance.reference.faults.rpc_shared import (_Result, _all_but, _error, _not_found, _params, _requested,
+    _result, _sibling)
 
 
 @register

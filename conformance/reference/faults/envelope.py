@@ -6,8 +6,8 @@ from typing import Any
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.faults.catalogue import register
 from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
-from conformance.reference.faults.rpc_shared import (INVALID_PARAMS, METHOD_NOT_FOUND, PARAMETERLESS, _all_but, _error,
-    _error_objects, _result)
+from conformance.reference.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from conformance.reference.faults.rpc_shared import PARAMETERLESS, _all_but, _error, _error_objects, _result
 
 
 @register

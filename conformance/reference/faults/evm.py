@@ -7,8 +7,9 @@ from conformance.reference import ids
 from conformance.reference.calls import RpcCall, RpcHttp
 from conformance.reference.faults.catalogue import register
 from conformance.reference.middleware import Fault, RpcProceed
-from conformance.reference.faults.rpc_shared import (INVALID_PARAMS, METHOD_NOT_FOUND, _Result, _Unserved, _all_but,
-    _args, _block_arg, _error, _ids, _int, _sibling)
+from conformance.reference.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from conformance.reference.faults.rpc_shared import (_Result, _Unserved, _all_but, _args, _block_arg, _error, _ids,
+    _int, _sibling)
 
 
 @register

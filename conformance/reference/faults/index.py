@@ -10,8 +10,9 @@ from typing import Any
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.faults.catalogue import register
 from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
-from conformance.reference.faults.rpc_shared import (CONTAINER_METHODS, INVALID_PARAMS, SERVER_ERROR, _Containers,
-    _Result, _Unserved, _all_but, _error, _params, _result)
+from conformance.reference.jsonrpc import INVALID_PARAMS, SERVER_ERROR
+from conformance.reference.faults.rpc_shared import (CONTAINER_METHODS, _Containers, _Result, _Unserved, _all_but,
+    _error, _params, _result)
 
 
 def _range_args(call: RpcCall) -> tuple[int, int] | None:

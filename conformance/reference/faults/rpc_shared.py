@@ -8,10 +8,6 @@ from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
 from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
 
 
-# Not imported from jsonrpc, which imports this package while it is being initialised.
-INVALID_PARAMS, METHOD_NOT_FOUND, SERVER_ERROR = -32602, -32601, -32000
-
-
 def _ids(family: str, last: int, first: int = 1) -> tuple[str, ...]:
     return tuple(f"RPC-{family}-{n:03d}" for n in range(first, last + 1))
 
