@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.reference import ReferenceServer
-from conformance.reference.variants import Variant, all_variants
+from conformance.reference.variant_catalogue import Variant
+from conformance.reference.variants import all_variants
 from conformance.rules import load_catalogue
 from tests.suite_runs import rule_map, run_suite, serving
 

@@ -11,33 +11,11 @@ from typing import Any, ClassVar
 
 from conformance import specs
 from conformance.reference.calls import HttpReply, RpcCall, RpcHttp
-from conformance.reference.middleware import Fault, RpcHttpProceed, RpcProceed
+from conformance.reference.middleware import RpcHttpProceed, RpcProceed
+from conformance.reference.variant_catalogue import VARIANTS, Variant, variant
 # The same middleware the faults use: a variant differs in what it changes, never in how it hooks in.
 from conformance.reference.faults.data import _Mutate, _walk
 from conformance.reference.faults.rpc_shared import _Containers, _Result, _error_objects
-
-VARIANTS: dict[str, type[Variant]] = {}
-
-
-class Variant(Fault):
-    """An answer the documents allow; subclasses set `reads` and `allowed_by` and override one hook."""
-
-    #: Rule IDs whose tests see what the variant changes: they must still pass.
-    reads: ClassVar[tuple[str, ...]] = ()
-    #: Why the documents allow it: the words that leave it open, or the silence.
-    allowed_by: ClassVar[str] = ""
-    #: Identifiers the run is given (--sample NAME=VALUE) so that its tests meet the variant.
-    samples: ClassVar[dict[str, str]] = {}
-
-
-def variant(cls: type[Variant]) -> type[Variant]:
-    """Class decorator: adds a variant under its class name."""
-    if cls.__name__ in VARIANTS:
-        raise ValueError(f"variant {cls.__name__} is registered twice")
-    if not cls.reads or not cls.allowed_by:
-        raise ValueError(f"variant {cls.__name__} must name the rules it reads and why the documents allow it")
-    VARIANTS[cls.__name__] = cls
-    return cls
 
 
 def all_variants() -> list[type[Variant]]:

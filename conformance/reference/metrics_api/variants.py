@@ -7,7 +7,7 @@ import threading
 
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.middleware import RestProceed
-from conformance.reference.variants import Variant, variant
+from conformance.reference.variant_catalogue import Variant, variant
 
 METRIC_ROUTE = "/v2/chains/{chainId}/metrics/{metric}"
 #: The rules whose tests compare values across requests.
