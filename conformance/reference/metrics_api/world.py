@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from collections.abc import Callable
 
 from conformance.reference import ids
+from conformance.reference.clock import BASE_TIME
 from conformance.reference.metrics_api.intervals import DAY, HOUR, Grid
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ Value = Callable[[str, int, int], "int | float"]
 
 class MetricsWorld:
     def __init__(self, world: World) -> None:
-        from conformance.reference.world import BASE_TIME
-
         self.world = world
         self.seed = world.seed
         self.genesis_day = BASE_TIME // DAY - HISTORY_DAYS
