@@ -21,7 +21,7 @@ from conformance import config
 from conformance.clients.http import Exchange, HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.clients.rest import RestClient
-from conformance.compare import requests_plan
+from conformance.compare import planner, requests_plan
 from conformance.compare.differ import compare_outcomes
 from conformance.compare.normalize import (Outcome, PathRules, latest_pages, open_ended, rest_outcome,
                                           rpc_outcome)
@@ -221,7 +221,7 @@ def plan_for(opts: Options, endpoints: Mapping[str, Endpoint]) -> tuple[requests
         evm_rpc_urls=all(target.evm_rpc_url for target in opts.sides.values()),
         # what neither found, in the words of the baseline's crawl
         missing=endpoints["baseline"].opened.missing)
-    return requests_plan.build(context), agreed
+    return planner.build(context), agreed
 
 
 def compare(opts: Options, endpoints: Mapping[str, Endpoint]) -> Comparison:

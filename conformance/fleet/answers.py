@@ -21,7 +21,7 @@ from conformance.checks.index import position
 from conformance.clients.http import Exchange, HttpSession, Limits, redacted
 from conformance.clients.jsonrpc import OMIT, JsonRpcClient
 from conformance.clients.rest import RestClient
-from conformance.compare import requests_plan
+from conformance.compare import planner, requests_plan
 from conformance.compare.normalize import Outcome, rest_outcome, rpc_outcome
 from conformance.errors import BudgetExhausted, SuiteError
 from conformance.reporting.write import json_text
@@ -146,7 +146,7 @@ def record(target: config.Target, urls: dict[str, str | None], samples: dict[str
     """answers.json's content: this target's answer to each request of the plan, and its heads."""
     apis = tuple(api for api in target.apis if urls["node" if api in RPC_APIS else api])
     context = requests_plan.PlanContext(apis, evm_chain, samples, target.seed or 0)
-    plan = requests_plan.build(context)
+    plan = planner.build(context)
     sender = Sender(target, urls, api_key)
     answers: dict[str, dict[str, Any]] = {}
     heads: list[Head] = []
