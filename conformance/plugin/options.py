@@ -79,7 +79,8 @@ def pytest_configure(config: pytest.Config) -> None:
         run.cases = CaseStore(None, run.seed, profile.name)
     discovery_run(config)
     if config.getoption("conformance_progress", False):
-        config.pluginmanager.register(ProgressLine(config), "conformance-progress")
+        config.pluginmanager.register(ProgressLine(config, lambda: state.started_state(config)),
+                                    "conformance-progress")
 
 
 def runs_the_suite(config: pytest.Config) -> bool:

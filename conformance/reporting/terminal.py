@@ -4,13 +4,30 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
+from collections.abc import Callable
 
 import pytest
 
+from conformance import config as conf
+from conformance.clients.http import HttpSession
 from conformance.reporting.build import API_STATUSES, NOT_SELECTED
+from conformance.reporting.operations import OperationTimes
 from conformance.reporting.outcomes import category
 from conformance.reporting import undecided
+
+
+class RunSoFar(Protocol):
+    """What the progress line reads of the run: the plugin's state of the session (plugin/state.py's RunState)."""
+
+    @property
+    def http(self) -> HttpSession | None: ...
+
+    @property
+    def target(self) -> conf.Target | None: ...
+
+    @property
+    def operations(self) -> OperationTimes: ...
 
 
 class ProgressLine:
@@ -21,8 +38,11 @@ class ProgressLine:
     EVERY_ON_A_TTY = 2.0
     EVERY_IN_A_LOG = 15.0
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, run: Callable[[], RunSoFar | None]) -> None:
+        """`run` gives the run's state as it is when the line is drawn (None before the plugin started): handed in
+        by the plugin, so that reporting never imports the plugin that imports it."""
         self.config = config
+        self._run = run
         self.total = 0
         self.done = 0
         self.failed = 0
@@ -82,9 +102,7 @@ class ProgressLine:
 
     def line(self) -> str:
         """What the progress line says now."""
-        from conformance.plugin.state import started_state
-
-        run = started_state(self.config)
+        run = self._run()
         total = self.total or self.done
         parts = [f"conformance: {self.done}/{total} tests", f"{self.failed} failed", f"{self.errors} errors"]
         if run is not None and run.http is not None:
