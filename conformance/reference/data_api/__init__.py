@@ -5,13 +5,15 @@ an unknown route is a 404 with the document's error body.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from conformance.reference.data_api import evm, primary
 from conformance.reference.data_api.pages import Pager
 from conformance.reference.rest import RestService, phrase
-from conformance.reference.world import World
+
+if TYPE_CHECKING:
+    from conformance.reference.world import World
 
 NETWORK = "/v1/networks/{network}"
 BLOCKCHAIN = NETWORK + "/blockchains/{blockchainId}"

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from conformance.reference.calls import HttpReply, RestCall
 from conformance.reference.metrics_api.intervals import GRIDS, Grid
 from conformance.reference.metrics_api.tokens import BadRequest, Query, TokenStore
 from conformance.reference.rest import RestError, RestService, phrase
-from conformance.reference.world import World
+
+if TYPE_CHECKING:
+    from conformance.reference.world import World
 
 INTERVALS = ("hour", "day", "week", "month")
 _DAY_ONLY = ("day",)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.reference.jsonrpc import JsonRpcDispatcher
-from conformance.reference.world import World
+
+if TYPE_CHECKING:
+    from conformance.reference.world import World
 
 INDEX_ENDPOINTS = ("index/C/block", "index/P/block", "index/X/tx", "index/X/block", "index/X/vtx")
 #: How many endpoint aliases may be followed in a row (an alias may name another alias).
