@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import pytest
 
+from conformance.discovery import Discovery
 from conformance.engine import pytest_internals
 from conformance.plugin import rule_ids
 from conformance.reporting.outcomes import Findings
@@ -112,8 +113,10 @@ class _Recorder:
 
 
 def run_suite(server: Target | None, selection: list[str], *extra: str,
-              allow_mutations: bool = True, evm_chain: bool = True) -> SuiteRun:
-    """Runs the selected suite tests (node IDs or paths) against `server`; `extra` are more pytest arguments."""
+              allow_mutations: bool = True, evm_chain: bool = True,
+              identifiers: KnownIdentifiers | None = None) -> SuiteRun:
+    """Runs the selected suite tests (node IDs or paths) against `server`; `extra` are more pytest arguments.
+    With `identifiers`, the run takes the identifiers an earlier run discovered instead of crawling again."""
     recorder = _Recorder()
     args = list(BASE_ARGS)
     if server is not None:
@@ -131,8 +134,29 @@ def run_suite(server: Target | None, selection: list[str], *extra: str,
     out = io.StringIO()
     with run_apart():
         with contextlib.redirect_stdout(out):
-            code = pytest.main(args + list(extra) + selection, plugins=[recorder])
+            code = pytest.main(args + list(extra) + selection,
+                               plugins=[recorder] + ([identifiers] if identifiers else []))
     return SuiteRun(int(code), recorder.outcomes, out.getvalue())
+
+
+class KnownIdentifiers:
+    """The identifiers of a world, crawled by the first run that needs them and handed to every later run, as a
+    `--sample` for each would be. A fault's run asks only the tests of its rules: it need not crawl the whole
+    target first (the crawl cost as much as those tests), and a fault of a route the crawl reads then changes
+    what those tests are asked about, not which sample they ask for."""
+
+    def __init__(self) -> None:
+        self.discovery: Discovery | None = None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[Any]) -> Iterator[Any]:
+        value: Any = yield
+        if fixturedef.argname == "endpoints":
+            if self.discovery is None:
+                self.discovery = value.identifiers.run()
+            else:
+                value.identifiers.load(self.discovery)
+        return value
 
 
 #: Whether a `run_apart` block is open, and how many have closed since the last full collection.

@@ -9,7 +9,7 @@ from conformance.reference import ReferenceServer
 from conformance.reference.faults import all_faults, derived
 from conformance.reference.middleware import Fault
 from conformance.rules import load_catalogue
-from tests.suite_runs import SuiteRun, rule_map, run_suite, serving
+from tests.suite_runs import KnownIdentifiers, SuiteRun, rule_map, run_suite, serving
 
 FAULTS = sorted(all_faults(), key=lambda fault: fault.__name__)
 SUITE = ["--pyargs", "conformance.suite"]
@@ -23,8 +23,23 @@ def test_the_clean_reference_passes_every_test(seed: int, live: bool) -> None:
     assert run.exit_code == 0, run.output[-3000:]
 
 
+@pytest.fixture(scope="module")
+def identifiers(reference: ReferenceServer) -> KnownIdentifiers:
+    """The identifiers the clean reference's crawl finds: every fault's run asks about those."""
+    known = KnownIdentifiers()
+    with serving(reference, []) as server:
+        run_suite(server, [IDENTIFIED_TEST], identifiers=known)
+    assert known.discovery is not None and known.discovery.found
+    return known
+
+
+#: A test that opens the endpoints, and so crawls the target for its identifiers.
+IDENTIFIED_TEST = "conformance/suite/data/test_auth.py::test_request_with_the_key_is_served"
+
+
 @pytest.mark.parametrize("fault", FAULTS, ids=[fault.__name__ for fault in FAULTS])
 def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault], reference: ReferenceServer,
+                                                 identifiers: KnownIdentifiers,
                                                  record_property: Callable[[str, object], None]) -> None:
     carried = rule_map()
     missing = [rule for rule in fault.breaks if rule not in carried]
@@ -32,7 +47,7 @@ def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault], reference: 
     selection = sorted({nodeid for rule in fault.breaks for nodeid in carried[rule]})
     applied = fault()
     with serving(reference, [applied]) as server:
-        run = run_suite(server, selection)
+        run = run_suite(server, selection, identifiers=identifiers)
     # A fault is caught by a check of its own rule breaking, not by a test that carries the rule failing on another.
     undetected = [rule for rule in fault.breaks if rule not in run.broken_rules()]
     if isinstance(applied, derived.Derived):
