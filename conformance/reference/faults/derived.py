@@ -779,7 +779,7 @@ class OrderReversed(Derived):
         effect = self.declaration
         reply = proceed(call)
         answer, path = op.answer(reply), op.list_of(effect)
-        if text(op.sent(call, effect.name)) != text(effect.get("value")) or path is None \
+        if not _ordered_as_declared(op, call, effect) or path is None \
                 or len(items_at(answer, path)) < 2 or not op.later(call, answer):
             return reply
         return op.rewrite(reply, lambda changed: with_items(changed, path, items_at(changed, path)[::-1]))
@@ -795,7 +795,7 @@ class OrderSwappedOnPageOne(OrderReversed):
         effect = self.declaration
         reply = proceed(call)
         answer, path = op.answer(reply), op.list_of(effect)
-        if text(op.sent(call, effect.name)) != text(effect.get("value")) or path is None or answer is None \
+        if not _ordered_as_declared(op, call, effect) or path is None or answer is None \
                 or (op.token is not None and op.sent(call, op.token)):
             return reply
         listed = items_at(answer, path)
@@ -806,6 +806,11 @@ class OrderSwappedOnPageOne(OrderReversed):
             items = items_at(changed, path)
             return with_items(changed, path, [items[-1], *items[1:-1], items[0]])
         return op.rewrite(reply, swapped)
+
+
+def _ordered_as_declared(op: Operation, call: Any, effect: Declaration) -> bool:
+    """Whether the order applies to `call`: the value that selects it was sent, or it is the route's own."""
+    return effect.get("value") is None or text(op.sent(call, effect.name)) == text(effect.get("value"))
 
 
 def _ordered_by(effect: Declaration, item: Any) -> Any:

@@ -462,6 +462,8 @@ class EffectCalls:
 
     def order_queries(self, effect: Declaration) -> list[tuple[dict[str, Any], bool]]:
         requires = {name: self._value(value) for name, value in effect.get("requires", {}).items()}
+        if effect.get("value") is None:   # the route's own order, whatever the parameter says
+            return [(requires, effect.get("direction") == "desc")]
         if effect.name == "sortOrder":
             return [({**requires, "sortOrder": effect.get("value")}, effect.get("value") == "desc")]
         orders = ("desc", "asc") if self.data.exhaustive else ("desc",)

@@ -257,15 +257,6 @@ def test_validator_order_is_recorded(data: DataApi, observe: Callable[[str, Any]
     observe("DATA-PAG-016", {"route": operation_id, "order": seen})
 
 
-@pytest.mark.rule("DATA-PAG-017")
-def test_block_order_is_recorded(data: DataApi, observe: Callable[[str, Any], None]) -> None:
-    """The order of the blocks listBlocksByNode returns is recorded."""
-    exchange = data.first("listBlocksByNode")
-    stamps = [checks.number(i.get("blockTimestamp")) for i in checks.items_of(
-        "listBlocksByNode", exchange.json() if exchange.status == 200 else {}) if isinstance(i, dict)]
-    observe("DATA-PAG-017", {"blockTimestamps": stamps[:10]})
-
-
 @pytest.mark.rule("DATA-PAG-018")
 @pytest.mark.exhaustive   # an observation that needs requests of its own
 @pytest.mark.parametrize("operation_id", LIST_ROUTES)
