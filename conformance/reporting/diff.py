@@ -16,6 +16,7 @@ from typing import Any
 from conformance.coverage.items import REPORTED, STATES
 from conformance.errors import ConfigError
 from conformance.profiles import PROFILES
+from conformance.reporting import undecided
 from conformance.reporting.build import NOT_SELECTED, SCHEMA, first_problem
 from conformance.reporting.contract import REDACTED, contract_changes
 
@@ -320,21 +321,7 @@ def _why_undecided(rule: dict[str, Any], old_apis: list[str], new: dict[str, Any
     if rule["status"] == NOT_SELECTED:
         # a rule of several APIs is not selected when none of them is: named after one the old run tested
         return f"API {next((api for api in apis if api in old_apis), apis[0])} not selected"
-    api, suite = apis[0], new.get("suite") or {}
-    if rule.get("reason") == "interrupted":
-        return f"{api}: the run was interrupted ({suite.get('interrupted') or 'stopped early'})"
-    if rule.get("reason"):
-        return f"{api}: {rule['reason']}"
-    if suite.get("aborted"):
-        return f"{api}: the run stopped before any test ({suite['aborted']})"
-    if rule.get("blocked_by"):
-        return f"{api}: blocked by {', '.join(rule['blocked_by'])}"
-    if rule["status"] == "skip":
-        return f"{api}: skipped"
-    wanted = (suite.get("options") or {}).get("rule") or []
-    if wanted and not any(rule["id"].startswith(prefix) for prefix in wanted):
-        return f"{api}: left out by --rule {','.join(wanted)}"
-    return f"{api}: no check of them ran"
+    return f"{apis[0]}: {undecided.cause(rule, new.get('suite'))}"
 
 
 def _why_undecided_before(rule: dict[str, Any], new_apis: list[str]) -> str:

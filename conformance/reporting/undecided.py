@@ -11,18 +11,27 @@ MAX_CAUSES = 6
 MAX_NAMED = 8
 
 
-def cause(rule: dict[str, Any]) -> str:
-    """One rule's cause, in words every rule of that cause shares."""
+def cause(rule: dict[str, Any], suite: dict[str, Any] | None = None) -> str:
+    """One rule's cause, in words every rule of that cause shares; `suite` (the report's section) names what
+    stopped the run or narrowed it."""
+    suite = suite or {}
     if rule.get("untestable"):
         # each for a reason of its own, all for one cause: what they state no API call can show
         return "untestable through the APIs (each rule's reason is in report.json and report.html)"
     if rule.get("reason") == "interrupted":
-        return "the run stopped before its tests"
+        return f"the run was interrupted ({suite.get('interrupted') or 'stopped early'})"
     if rule.get("blocked_by"):
         return f"blocked by {', '.join(rule['blocked_by'][:3])}"
     if rule.get("reason"):
         return str(rule["reason"])
-    return "no test of it ran" if rule["status"] == "untested" else "skipped"
+    if suite.get("aborted"):
+        return f"the run stopped before any test ({suite['aborted']})"
+    if rule["status"] == "skip":
+        return "skipped"
+    wanted = (suite.get("options") or {}).get("rule") or []
+    if wanted and not any(rule["id"].startswith(prefix) for prefix in wanted):
+        return f"left out by --rule {','.join(wanted)}"
+    return "no check of it ran"
 
 
 def causes(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
@@ -30,7 +39,7 @@ def causes(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
     grouped: dict[str, list[str]] = {}
     for rule in report["rules"]:
         if rule["status"] in ("skip", "untested") and rule["level"] in REQUIRED_LEVELS:
-            grouped.setdefault(cause(rule), []).append(rule["id"])
+            grouped.setdefault(cause(rule, report.get("suite")), []).append(rule["id"])
     return sorted(grouped.items(), key=lambda item: (-len(item[1]), item[0]))
 
 
