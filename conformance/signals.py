@@ -106,7 +106,8 @@ def ended(code: int) -> None:
     """The command returned `code`: a signal while the interpreter shuts down ends the process at once with it,
     never a death by the signal itself."""
     if _in_main_thread():
-        said = _ending[0] if _ending else b"conformance: stopped at once while ending\n"
+        # what the run's `ending` said, read once: a later command in this process (a self-test) says its own
+        said = _ending.pop() if _ending else b"conformance: stopped at once while ending\n"
         for number in STOPS:
             signal.signal(number, lambda n, frame: _exit_at_once(said, code))
 
