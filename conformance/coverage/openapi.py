@@ -10,6 +10,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -84,40 +85,50 @@ def _examples(parameter: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
     return out
 
 
+@cache
+def _operations(api: str) -> dict[str, Operation]:
+    """The operations of one OpenAPI document, their parameters' and responses' keywords compiled."""
+    document = specs.openapi(api)
+    operations: dict[str, Operation] = {}
+    for template, item in document.get("paths", {}).items():
+        shared = item.get("parameters", [])
+        for verb in VERBS:
+            if verb not in item:
+                continue
+            op = item[verb]
+            parameters = []
+            for raw in [*shared, *op.get("parameters", [])]:
+                raw = specs.resolve(document, raw)
+                schema = merged(document, raw.get("schema", {}))
+                parameters.append(Parameter(
+                    raw["name"], raw["in"], bool(raw.get("required")), schema,
+                    Keywords(api, schema, raw["name"]), explode=raw.get("explode", True),
+                    examples=_examples(raw, schema)))
+            body = specs.resolve(document, op.get("requestBody"))
+            if isinstance(body, dict):
+                schema = merged(document, (body.get("content", {}).get("application/json") or {}).get("schema"))
+                parameters.append(Parameter("body", "body", bool(body.get("required")), schema,
+                                            Keywords(api, schema, "body")))
+            responses = {}
+            for status, response in op.get("responses", {}).items():
+                response = specs.resolve(document, response)
+                media = (response.get("content") or {}).get("application/json") or {}
+                responses[str(status)] = Keywords(api, media["schema"]) if "schema" in media else None
+            name = f"{verb.upper()} {template}"
+            operations[name] = Operation(name, _path_pattern(template), parameters, responses)
+    return operations
+
+
 class RestModel:
     """The operations of one OpenAPI document as coverage items."""
 
     def __init__(self, api: str, has_key: bool) -> None:
         self.api, self.has_key = api, has_key
-        self.document = document = specs.openapi(api)
-        self.operations: dict[str, Operation] = {}
+        self.document = specs.openapi(api)
+        # compiled once per process: the specs do not change while it lives, so every run (each target of a
+        # fleet, each in-process self-test run) shares them; what a run counts is its own (the sampler, the tallies)
+        self.operations: dict[str, Operation] = _operations(api)
         self.sampler = Sampler()
-        for template, item in document.get("paths", {}).items():
-            shared = item.get("parameters", [])
-            for verb in VERBS:
-                if verb not in item:
-                    continue
-                op = item[verb]
-                parameters = []
-                for raw in [*shared, *op.get("parameters", [])]:
-                    raw = specs.resolve(document, raw)
-                    schema = merged(document, raw.get("schema", {}))
-                    parameters.append(Parameter(
-                        raw["name"], raw["in"], bool(raw.get("required")), schema,
-                        Keywords(api, schema, raw["name"]), explode=raw.get("explode", True),
-                        examples=_examples(raw, schema)))
-                body = specs.resolve(document, op.get("requestBody"))
-                if isinstance(body, dict):
-                    schema = merged(document, (body.get("content", {}).get("application/json") or {}).get("schema"))
-                    parameters.append(Parameter("body", "body", bool(body.get("required")), schema,
-                                                Keywords(api, schema, "body")))
-                responses = {}
-                for status, response in op.get("responses", {}).items():
-                    response = specs.resolve(document, response)
-                    media = (response.get("content") or {}).get("application/json") or {}
-                    responses[str(status)] = Keywords(api, media["schema"]) if "schema" in media else None
-                name = f"{verb.upper()} {template}"
-                self.operations[name] = Operation(name, _path_pattern(template), parameters, responses)
 
     def shapes(self) -> dict[str, dict[str, dict[str, Shape]]]:
         out: dict[str, dict[str, dict[str, Shape]]] = {}

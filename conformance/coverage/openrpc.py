@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from conformance import specs
@@ -35,28 +36,36 @@ class Method:
     examples: dict[str, dict[str, Any]] = field(default_factory=dict)   # example name -> {param: value}
 
 
+@cache
+def _methods(api: str) -> dict[str, Method]:
+    """The methods of one OpenRPC document, their params' and results' keywords compiled."""
+    document = specs.openrpc(api)
+    methods: dict[str, Method] = {}
+    for method in document["methods"]:
+        params = []
+        for raw in method.get("params", []):
+            raw = specs.resolve(document, raw)
+            params.append(Param(raw["name"], bool(raw.get("required")),
+                                Keywords(api, raw.get("schema", {}), raw["name"])))
+        result = specs.resolve(document, method.get("result"))
+        examples = {example.get("name", str(index)): {p["name"]: p.get("value") for p in example.get("params", [])}
+                    for index, example in enumerate(method.get("examples", []))}
+        methods[method["name"]] = Method(
+            method["name"], params, FORMS.get(method.get("paramStructure", "either"), FORMS["either"]),
+            Keywords(api, result["schema"], "result") if isinstance(result, dict) and "schema" in result
+            else None,
+            [error.get("when", "") for error in method.get("x-errors", [])], examples)
+    return methods
+
+
 class RpcModel:
     """The methods of one OpenRPC document as coverage items."""
 
     def __init__(self, api: str, has_key: bool) -> None:
         self.api = api
-        self.document = document = specs.openrpc(api)
-        self.methods: dict[str, Method] = {}
+        self.document = specs.openrpc(api)
+        self.methods: dict[str, Method] = _methods(api)   # compiled once per process, as RestModel's operations
         self.sampler = Sampler()
-        for method in document["methods"]:
-            params = []
-            for raw in method.get("params", []):
-                raw = specs.resolve(document, raw)
-                params.append(Param(raw["name"], bool(raw.get("required")),
-                                    Keywords(api, raw.get("schema", {}), raw["name"])))
-            result = specs.resolve(document, method.get("result"))
-            examples = {example.get("name", str(index)): {p["name"]: p.get("value") for p in example.get("params", [])}
-                        for index, example in enumerate(method.get("examples", []))}
-            self.methods[method["name"]] = Method(
-                method["name"], params, FORMS.get(method.get("paramStructure", "either"), FORMS["either"]),
-                Keywords(api, result["schema"], "result") if isinstance(result, dict) and "schema" in result
-                else None,
-                [error.get("when", "") for error in method.get("x-errors", [])], examples)
 
     def shapes(self) -> dict[str, dict[str, dict[str, Shape]]]:
         out: dict[str, dict[str, dict[str, Shape]]] = {}
