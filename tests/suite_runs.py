@@ -29,7 +29,9 @@ BASE_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=", "-q",
              # pytest's watch for unraisable exceptions and exceptions of threads collects the garbage of the whole
              # heap at every session's end, twice (a twentieth of each short run); `conformance run` leaves them out
              # too. What a run leaves behind is collected by `run_apart` instead.
-             "-p", "no:unraisableexception", "-p", "no:threadexception"]
+             "-p", "no:unraisableexception", "-p", "no:threadexception",
+             # as `conformance run` starts its session (conformance/runner.py): without the plugins it leaves out
+             "-p", "no:logging", "-p", "no:schemathesis", "-p", "no:anyio", "--assert=plain"]
 
 
 class Target(Protocol):
