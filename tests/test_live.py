@@ -30,9 +30,21 @@ def test_a_window_is_held_between_two_reads_of_a_growing_list(before: list[str],
     assert held_between(before, middle, after, timeline=True) is held
 
 
-def test_without_a_timeline_only_equal_answers_are_held() -> None:
+def test_without_a_timeline_a_list_is_held_only_when_equal_to_a_read() -> None:
     assert held_between(window(4), window(2), window(0)) is False
-    assert held_between("1", "2", "2") and not held_between("1", "2", "3")
+    assert held_between("a", "b", "b") and not held_between("a", "b", "c")
+
+
+def test_a_counter_that_moved_on_between_the_reads_is_held_where_it_lies_between_them() -> None:
+    """Seconds of uptime read three times, each read slower than a second: every read differs."""
+    def validator(uptime: Any, node: str = "NodeID-A") -> dict[str, Any]:
+        return {"validators": [{"nodeID": node, "uptimeSeconds": uptime, "weight": "20"}]}
+    assert held_between(validator(9), validator(10), validator(11))
+    assert held_between(validator("9"), validator("10"), validator("11"))
+    assert not held_between(validator(9), validator(12), validator(11))         # not between: a real difference
+    assert not held_between(validator(9), validator(10), validator(9))          # at rest: only equal is held
+    assert not held_between(validator(9), validator(10, "NodeID-B"), validator(11))   # another object
+    assert not held_between(validator(9), {"validators": []}, validator(11))   # another shape
 
 
 def sends(*answers: Any) -> Any:

@@ -60,8 +60,9 @@ def test_fault_makes_the_tests_of_its_rules_fail(fault: type[Fault], reference: 
             pytest.skip(f"unobserved: {fault.__name__} changed no answer the tests of {fault.breaks} asked for")
     record_property("mutation", "missed" if undetected else "detected")
     assert not undetected, f"{fault.__name__} ({fault.summary()}) went unnoticed by the tests of {undetected}"
-    suite_errors = [o.nodeid for o in run.failures() if o.kind != "violation"]
-    assert not suite_errors, f"{fault.__name__} made tests error instead of fail: {suite_errors}"
+    suite_errors = [o for o in run.failures() if o.kind != "violation"]
+    assert not suite_errors, f"{fault.__name__} made tests error instead of fail:\n" + "\n\n".join(
+        f"{o.nodeid} ({o.kind})\n{o.message[-1500:]}" for o in suite_errors)
     # Nor does it break what it does not name: a check charged to another rule would blame the wrong sentence.
     extra = run.broken_rules() - set(fault.breaks) - set(fault.also)
     assert not extra, f"{fault.__name__} also broke rules it does not name: " + "; ".join(

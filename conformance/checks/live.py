@@ -8,7 +8,9 @@ plain equality, so a real difference is never excused.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, TypeVar
 from collections.abc import Callable, Sequence
 
@@ -24,7 +26,7 @@ def held_between(before: Any, middle: Any, after: Any, *, timeline: bool = False
     `middle` may then be any window of the list as it stood between the two reads, as long as it is as long
     as they are.
     """
-    if middle == before or middle == after:
+    if middle == before or middle == after or _between_leaf_by_leaf(before, middle, after):
         return True
     if not timeline or not _sequences(before, middle, after) or not middle:
         return False
@@ -33,6 +35,38 @@ def held_between(before: Any, middle: Any, after: Any, *, timeline: bool = False
     newest_first = list(after) + [item for item in before if item not in after]
     oldest_first = list(before) + [item for item in after if item not in before]
     return _contiguous(middle, newest_first) or _contiguous(middle, oldest_first)
+
+
+def _between_leaf_by_leaf(before: Any, middle: Any, after: Any) -> bool:
+    """Whether `middle` has the shape both reads have and each of its values is one of theirs, a number between
+    theirs: a counter that moved on between three reads (seconds of uptime, a block height), when each read takes
+    longer than the counter's step. Where the two reads agree the middle must equal them."""
+    if middle == before or middle == after:
+        return True
+    if isinstance(middle, dict) and isinstance(before, dict) and isinstance(after, dict):
+        return middle.keys() == before.keys() == after.keys() and all(
+            _between_leaf_by_leaf(before[key], middle[key], after[key]) for key in middle)
+    if isinstance(middle, list) and isinstance(before, list) and isinstance(after, list):
+        return len(middle) == len(before) == len(after) and all(
+            _between_leaf_by_leaf(*values) for values in zip(before, middle, after))
+    low, value, high = _number(before), _number(middle), _number(after)
+    if low is None or value is None or high is None:
+        return False
+    return min(low, high) <= value <= max(low, high)
+
+
+def _number(value: Any) -> Decimal | None:
+    """A JSON number, or a string of a decimal number, as a Decimal (None for anything else)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        return Decimal(value)
+    return None
+
+
+_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 
 
 @dataclass
