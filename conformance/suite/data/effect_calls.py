@@ -270,8 +270,11 @@ class EffectCalls:
         the bound, the values the walk covered). On the fifth item of the route's own list, so that what lies within
         it on the route's first page is a few items; and on the item of that list farthest from the end left open,
         so that everything the route lists lies within it: an end that is not left open but closed some way off
-        (a window of a few blocks, a day) cuts off what a bound near the open end never reaches."""
-        base = self.base(effect)
+        (a window of a few blocks, a day) cuts off what a bound near the open end never reaches. Both lists are read
+        in pages of the plain size, not the filters' small ones: an end closed some way off shows only where the
+        lists reach past it, and completeness is judged as far as a standard run reaches."""
+        size = {"pageSize": checks.plain_page_size(effect.subject)}
+        base = self.base(effect, size)
         found = [v for item in base.items if (v := members.number(members.first(item, effect.get("member"))))
                  is not None]
         if len(found) < 6:
@@ -280,7 +283,7 @@ class EffectCalls:
         tried = []
         for at in dict.fromkeys((found[4], farthest)):
             sent = {effect.name: self._typed(effect.name, effect, at)}
-            walk = self.walk(effect, sent)
+            walk = self.walk(effect, {**sent, **size})
             covered = self.covered(effect, walk)
             if covered is not None:
                 tried.append((walk, base.items, sent, at, covered))
