@@ -8,13 +8,12 @@ plain equality, so a real difference is never excused.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, TypeVar
 from collections.abc import Callable, Sequence
 
 from conformance.clients.http import Exchange
+from conformance.meaning import members
 
 #: What a request gives back: an exchange, or a walk of several pages read as one answer.
 Read = TypeVar("Read")
@@ -24,7 +23,8 @@ def held_between(before: Any, middle: Any, after: Any, *, timeline: bool = False
 
     With `timeline`, the answers are pages of one list that grows at one end (newest first or oldest first):
     `middle` may then be any window of the list as it stood between the two reads, as long as it is as long
-    as they are.
+    as they are. Either way, an answer of the reads' shape whose every number lies between theirs is held (a
+    counter that moved on while each read took longer than its step).
     """
     if middle == before or middle == after or _between_leaf_by_leaf(before, middle, after):
         return True
@@ -49,24 +49,10 @@ def _between_leaf_by_leaf(before: Any, middle: Any, after: Any) -> bool:
     if isinstance(middle, list) and isinstance(before, list) and isinstance(after, list):
         return len(middle) == len(before) == len(after) and all(
             _between_leaf_by_leaf(*values) for values in zip(before, middle, after))
-    low, value, high = _number(before), _number(middle), _number(after)
+    low, value, high = members.number(before), members.number(middle), members.number(after)
     if low is None or value is None or high is None:
         return False
     return min(low, high) <= value <= max(low, high)
-
-
-def _number(value: Any) -> Decimal | None:
-    """A JSON number, or a string of a decimal number, as a Decimal (None for anything else)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return Decimal(str(value))
-    if isinstance(value, str) and _DECIMAL.fullmatch(value):
-        return Decimal(value)
-    return None
-
-
-_DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 
 
 @dataclass
